@@ -1,0 +1,107 @@
+// Package diag holds the named diagnostics that continuity reports to hosts.
+//
+// Every domain failure in the plugin is a *diag.Error carrying one of the
+// codes below. Packages return them (wrapped with %w where useful); the wire
+// layer alone maps them to JSON-RPC -32001 errors with the code at the start
+// of the message and in data.code, so hosts that forward only the message
+// still see the code. Messages never contain ciphertext, message text or
+// credentials: callers put ids and counts in them, nothing else.
+package diag
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Payload filter codes (PROTOCOL.md §7).
+const (
+	InvalidPayload          = "COPILOT_CONTINUATION_INVALID_PAYLOAD"
+	UnsupportedReasoning    = "COPILOT_CONTINUATION_UNSUPPORTED_REASONING"
+	ItemLimit               = "COPILOT_CONTINUATION_ITEM_LIMIT"
+	ReasoningWorkLimit      = "COPILOT_CONTINUATION_REASONING_WORK_LIMIT"
+	ProcessingOverlap       = "COPILOT_CONTINUATION_PROCESSING_OVERLAP"
+	TurnBoundaryUnavailable = "COPILOT_CONTINUATION_TURN_BOUNDARY_UNAVAILABLE"
+	Revoked                 = "COPILOT_CONTINUATION_REVOKED"
+)
+
+// Policy codes.
+const (
+	SettingsUnavailable  = "COPILOT_CONTINUATION_SETTINGS_UNAVAILABLE"
+	SettingsInvalid      = "COPILOT_CONTINUATION_SETTINGS_INVALID"
+	SettingsLimit        = "COPILOT_CONTINUATION_SETTINGS_LIMIT"
+	Conflict             = "COPILOT_CONTINUATION_CONFLICT"
+	CommitUncertain      = "COPILOT_CONTINUATION_COMMIT_UNCERTAIN"
+	ConsentLimit         = "COPILOT_CONTINUATION_CONSENT_LIMIT"
+	InitializationFailed = "COPILOT_CONTINUATION_INITIALIZATION_FAILED"
+	TurnInvalid          = "COPILOT_CONTINUATION_TURN_INVALID"
+	TurnUnsettled        = "COPILOT_CONTINUATION_TURN_UNSETTLED"
+)
+
+// Compaction codes.
+const (
+	CompactionScopeUnavailable    = "COPILOT_CONTINUATION_COMPACTION_SCOPE_UNAVAILABLE"
+	CompactionBoundaryUnavailable = "COPILOT_CONTINUATION_COMPACTION_BOUNDARY_UNAVAILABLE"
+	CompactionAgentUnavailable    = "COPILOT_CONTINUATION_COMPACTION_AGENT_UNAVAILABLE"
+	CompactionScopeMismatch       = "COPILOT_CONTINUATION_COMPACTION_SCOPE_MISMATCH"
+	CompactionModelChanged        = "COPILOT_CONTINUATION_COMPACTION_MODEL_CHANGED"
+	CompactionLimit               = "COPILOT_CONTINUATION_COMPACTION_LIMIT"
+)
+
+// Error is one named diagnostic. Code is stable and machine-readable;
+// Message is a short English sentence for people; Data carries extra
+// structured fields (ids, counts, revisions) that go out in data.
+type Error struct {
+	Code    string
+	Message string
+	Data    map[string]any
+}
+
+// Error returns "CODE: message", the form hosts see in JSON-RPC messages.
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return e.Code
+	}
+	return e.Code + ": " + e.Message
+}
+
+// Is reports whether target is a *Error with the same code, so that
+// errors.Is(err, diag.New(diag.Revoked, "")) matches any revocation.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// New returns a diagnostic with the given code and message.
+func New(code, message string) *Error {
+	return &Error{Code: code, Message: message}
+}
+
+// Newf returns a diagnostic with a formatted message.
+func Newf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// With returns a copy of e with one more data field.
+func (e *Error) With(key string, value any) *Error {
+	c := *e
+	c.Data = make(map[string]any, len(e.Data)+1)
+	for k, v := range e.Data {
+		c.Data[k] = v
+	}
+	c.Data[key] = value
+	return &c
+}
+
+// CodeOf returns the diagnostic code in err's chain, or "" when there is none.
+func CodeOf(err error) string {
+	var d *Error
+	if errors.As(err, &d) {
+		return d.Code
+	}
+	return ""
+}
+
+// Has reports whether err's chain holds a diagnostic with this code.
+func Has(err error, code string) bool {
+	return CodeOf(err) == code
+}

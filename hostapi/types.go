@@ -1,0 +1,78 @@
+// Package hostapi is the plugin's view of its host: the shapes the host sends
+// (session events and headers) and a small typed client for the calls the
+// plugin makes back into the host (PROTOCOL.md §6).
+//
+// Feature packages depend on the narrow interfaces here, never on the wire,
+// so they can be tested with in-memory doubles and driven for real by the
+// plugin process over JSON-RPC.
+package hostapi
+
+import "encoding/json"
+
+// SessionHeader is the host's birth evidence for a session.
+// CreatedAt is milliseconds since the epoch; nil when the host did not say.
+type SessionHeader struct {
+	CreatedAt     *int64 `json:"createdAt,omitempty"`
+	IsSeeded      bool   `json:"isSeeded"`
+	ParentSession string `json:"parentSession,omitempty"`
+	Origin        string `json:"origin,omitempty"`
+}
+
+// Event is one session event envelope {type, seq, time, data}. Data is kept
+// as the host's bytes; each consumer decodes only what it needs.
+type Event struct {
+	Type string          `json:"type"`
+	Seq  int64           `json:"seq"`
+	Time json.RawMessage `json:"time,omitempty"`
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// SessionEvent is the params of the session/event notification.
+type SessionEvent struct {
+	SessionID string         `json:"sessionId"`
+	Event     Event          `json:"event"`
+	Header    *SessionHeader `json:"header,omitempty"`
+}
+
+// Agent is the result of agents/get.
+type Agent struct {
+	SessionID string         `json:"sessionId"`
+	Header    *SessionHeader `json:"header"`
+	Status    string         `json:"status"`
+}
+
+// Op is one settings/mutate operation: {op: "set", path, value} or
+// {op: "unset", path}.
+type Op struct {
+	Op    string          `json:"op"`
+	Path  []string        `json:"path"`
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// Namespace is the result of settings/describe.
+type Namespace struct {
+	NS       string          `json:"ns"`
+	Value    json.RawMessage `json:"value"`
+	Revision int64           `json:"revision"`
+}
+
+// CreateSession is the params of session/create.
+type CreateSession struct {
+	IdempotencyKey string          `json:"idempotencyKey"`
+	PredecessorID  string          `json:"predecessorId"`
+	Title          string          `json:"title"`
+	Header         *SessionHeader  `json:"header,omitempty"`
+	Context        json.RawMessage `json:"context"`
+}
+
+// Created is the result of session/create.
+type Created struct {
+	SessionID string `json:"sessionId"`
+	Created   bool   `json:"created"`
+}
+
+// Events is the result of session/read.
+type Events struct {
+	Events   []Event `json:"events"`
+	Complete bool    `json:"complete"`
+}

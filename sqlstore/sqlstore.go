@@ -1,0 +1,86 @@
+// Package sqlstore opens continuity's SQLite database in the data directory
+// and applies each component's schema migrations.
+//
+// One database file holds the continuation store and the boundary decision
+// records, so a continuation and the decisions that led to it commit
+// together. WAL mode lets readers (Remotes, recall) run beside the writer;
+// a busy timeout absorbs short lock waits between processes.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// FileName is the database file inside the data directory.
+const FileName = "continuity.db"
+
+// Open opens (creating if needed) the database in dir with WAL, foreign
+// keys and a busy timeout.
+func Open(dir string) (*sql.DB, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("sqlstore: data directory: %w", err)
+	}
+	dsn := "file:" + filepath.Join(dir, FileName) +
+		"?_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: open: %w", err)
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlstore: open: %w", err)
+	}
+	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+		component TEXT PRIMARY KEY,
+		version   INTEGER NOT NULL)`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlstore: migrations table: %w", err)
+	}
+	return db, nil
+}
+
+// Migrate brings component's schema up to len(steps). Step i (0-based) runs
+// once, in its own transaction together with the version bump, so a crash
+// mid-migration leaves the previous version intact.
+func Migrate(ctx context.Context, db *sql.DB, component string, steps []string) error {
+	for {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("sqlstore: migrate %s: %w", component, err)
+		}
+		var v int
+		err = tx.QueryRowContext(ctx, `SELECT version FROM schema_migrations WHERE component = ?`, component).Scan(&v)
+		if err == sql.ErrNoRows {
+			v, err = 0, nil
+		}
+		if err != nil {
+			tx.Rollback()
+			return fmt.Errorf("sqlstore: migrate %s: %w", component, err)
+		}
+		if v > len(steps) {
+			tx.Rollback()
+			return fmt.Errorf("sqlstore: %s schema version %d is newer than this binary (%d)", component, v, len(steps))
+		}
+		if v == len(steps) {
+			return tx.Rollback()
+		}
+		if _, err := tx.ExecContext(ctx, steps[v]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("sqlstore: migrate %s to %d: %w", component, v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(component, version) VALUES(?, ?)
+			ON CONFLICT(component) DO UPDATE SET version = excluded.version`, component, v+1); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("sqlstore: migrate %s: %w", component, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("sqlstore: migrate %s: %w", component, err)
+		}
+	}
+}

@@ -1,0 +1,143 @@
+// Package uicontract holds the JSON Schemas (draft 2020-12) of every wire
+// message and view in PROTOCOL.md, and the user-facing texts, as embedded
+// files. The plugin validates Remote and tool arguments against them before
+// acting, and tests validate every message the plugin sends.
+//
+// A schema's name is its path under schemas/ without ".json", for example
+// "remote/githubCopilotSessionContinuation/set.args". Schemas refer to each
+// other with relative $refs.
+package uicontract
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+//go:embed schemas texts
+var files embed.FS
+
+// base is the URL prefix of every embedded schema; nothing is fetched from it.
+const base = "https://continuity.invalid/ui-contract/schemas/"
+
+var (
+	loadOnce sync.Once
+	loadErr  error
+	compiled map[string]*jsonschema.Schema
+)
+
+func load() {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	c.LoadURL = func(url string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("ui-contract: %s is not embedded", url)
+	}
+	var names []string
+	loadErr = fs.WalkDir(files, "schemas", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
+			return err
+		}
+		b, err := files.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(path, "schemas/"), ".json")
+		names = append(names, name)
+		return c.AddResource(base+name+".json", bytes.NewReader(b))
+	})
+	if loadErr != nil {
+		return
+	}
+	compiled = make(map[string]*jsonschema.Schema, len(names))
+	for _, n := range names {
+		s, err := c.Compile(base + n + ".json")
+		if err != nil {
+			loadErr = fmt.Errorf("ui-contract: schema %s: %w", n, err)
+			return
+		}
+		compiled[n] = s
+	}
+}
+
+// Schema returns the compiled schema with this name.
+func Schema(name string) (*jsonschema.Schema, error) {
+	loadOnce.Do(load)
+	if loadErr != nil {
+		return nil, loadErr
+	}
+	s, ok := compiled[name]
+	if !ok {
+		return nil, fmt.Errorf("ui-contract: no schema %q", name)
+	}
+	return s, nil
+}
+
+// Names lists every embedded schema.
+func Names() ([]string, error) {
+	loadOnce.Do(load)
+	if loadErr != nil {
+		return nil, loadErr
+	}
+	out := make([]string, 0, len(compiled))
+	for n := range compiled {
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// Validate checks the JSON document doc against the named schema. The error
+// says which member failed and why, never the member's value.
+func Validate(name string, doc []byte) error {
+	if _, err := Schema(name); err != nil {
+		return err
+	}
+	d := json.NewDecoder(bytes.NewReader(doc))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	if d.More() {
+		return fmt.Errorf("not JSON: trailing data")
+	}
+	return ValidateValue(name, v)
+}
+
+// ValidateValue checks an already decoded value (numbers as json.Number or
+// float64) against the named schema.
+func ValidateValue(name string, v any) error {
+	s, err := Schema(name)
+	if err != nil {
+		return err
+	}
+	if err := s.Validate(v); err != nil {
+		return describe(err)
+	}
+	return nil
+}
+
+// describe turns a validation error into a short one-line reason that names
+// the failing location and keyword but not the rejected value.
+func describe(err error) error {
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return err
+	}
+	leaf := ve
+	for len(leaf.Causes) > 0 {
+		leaf = leaf.Causes[0]
+	}
+	loc := leaf.InstanceLocation
+	if loc == "" {
+		loc = "/"
+	}
+	return fmt.Errorf("%s: %s", loc, leaf.Message)
+}
