@@ -1,0 +1,40 @@
+// Command continuity is the continuity plugin process and its tools.
+//
+//	continuity serve     the plugin over stdio (what hosts start)
+//	continuity demo      an account-switch scenario on the embedded host
+//	continuity scenario  run a scenario file against the real binary
+//	continuity bench     the performance comparison
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `usage: continuity <command> [flags]
+
+commands:
+  serve      serve the plugin protocol on stdin/stdout (hosts start this)
+  version    print the version
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	cmd, args := os.Args[1], os.Args[2:]
+	var code int
+	switch cmd {
+	case "serve":
+		code = serve(args)
+	case "version":
+		fmt.Println(version())
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "continuity: unknown command %q\n\n%s", cmd, usage)
+		code = 2
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/continuity-dev/continuity/plugin"
+	"github.com/continuity-dev/continuity/wire"
+)
+
+func version() string {
+	return "continuity " + plugin.Version + " (protocol " + plugin.ProtocolVersion + ")"
+}
+
+// serve runs the plugin over stdio. stdout belongs to the protocol: the real
+// stdout is taken for frames and os.Stdout is pointed at stderr so that no
+// stray print can corrupt a frame. SIGINT is ignored: the host owns the
+// process's life and ends it by closing stdin or sending shutdown.
+func serve(args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	dataDir := fs.String("data-dir", "", "data directory (default: initialize's dataDir, else the user state directory's continuity/)")
+	maxFrame := fs.Int64("max-frame-bytes", wire.DefaultMaxFrameBytes, "largest accepted frame in bytes")
+	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "continuity serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *maxFrame <= 0 {
+		fmt.Fprintln(os.Stderr, "continuity serve: --max-frame-bytes must be positive")
+		return 2
+	}
+	lvl, err := zapcore.ParseLevel(*level)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "continuity serve: %v\n", err)
+		return 2
+	}
+	log := newLogger(lvl)
+	defer log.Sync()
+
+	frames := os.Stdout
+	os.Stdout = os.Stderr
+	signal.Ignore(syscall.SIGINT)
+
+	err = plugin.Serve(context.Background(), plugin.Config{
+		In:            os.Stdin,
+		Out:           frames,
+		DataDir:       *dataDir,
+		MaxFrameBytes: *maxFrame,
+		Log:           log,
+	})
+	if err != nil {
+		log.Error("serve failed", zap.Error(err))
+		return 1
+	}
+	return 0
+}
+
+// newLogger writes JSON lines to stderr.
+func newLogger(lvl zapcore.Level) *zap.Logger {
+	enc := zap.NewProductionEncoderConfig()
+	enc.TimeKey = "time"
+	enc.EncodeTime = zapcore.ISO8601TimeEncoder
+	core := zapcore.NewCore(zapcore.NewJSONEncoder(enc), zapcore.Lock(os.Stderr), lvl)
+	return zap.New(core).With(zap.String("component", "continuity"))
+}

@@ -1,0 +1,193 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/continuity-dev/continuity/wire"
+)
+
+// method is one entry of the typed method table. Exactly one of call and
+// notify is set. check validates params before dispatch; a failure is -32602
+// for requests and a logged drop for notifications.
+type method struct {
+	check  func(params []byte) error
+	call   func(ctx context.Context, params []byte) (any, error)
+	notify func(params []byte)
+	// early marks methods allowed before initialize completes.
+	early bool
+	// afterReply runs once the reply is written (shutdown uses it to exit
+	// only after its answer is flushed).
+	afterReply func()
+}
+
+// releaser is implemented by results that hold wire.Raw values, so a result
+// that is replaced by an error does not leave its bytes registered.
+type releaser interface{ Release() }
+
+// dispatcher checks every message against the method table and runs it:
+// notifications synchronously in the read loop (so they apply in arrival
+// order, before any later request), requests on their own goroutines (so a
+// handler that calls back into the host never blocks the read loop).
+type dispatcher struct {
+	methods map[string]method
+	stream  *wire.Stream
+	log     *zap.Logger
+	ready   atomic.Bool
+	base    context.Context
+
+	mu       sync.Mutex
+	inflight map[jsonrpc2.ID]*inflight
+	wg       sync.WaitGroup
+}
+
+type inflight struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool
+}
+
+// Handle implements jsonrpc2.Handler. It runs in the connection's read loop.
+func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	params := d.stream.TakeParams(req.Params)
+	m, known := d.methods[req.Method]
+	if req.Notif {
+		switch {
+		case !known || m.notify == nil:
+			d.log.Debug("ignored notification", zap.String("method", req.Method))
+		case !m.early && !d.ready.Load():
+			d.log.Warn("notification before initialize", zap.String("method", req.Method))
+		default:
+			if err := m.check(params); err != nil {
+				d.log.Warn("invalid notification", zap.String("method", req.Method), zap.String("reason", err.Error()))
+				return
+			}
+			m.notify(params)
+		}
+		return
+	}
+	fail := func(code int, msg string, data map[string]any) {
+		d.reply(conn, req.ID, nil, &protocolError{code: code, msg: msg, data: data})
+	}
+	switch {
+	case !known:
+		fail(wire.CodeMethodNotFound, "method not found: "+clip(req.Method), nil)
+		return
+	case m.call == nil:
+		fail(wire.CodeInvalidRequest, req.Method+" is a notification and takes no id", nil)
+		return
+	case !m.early && !d.ready.Load():
+		fail(wire.CodeNotInitialized, "not initialized: send initialize first", nil)
+		return
+	}
+	if err := m.check(params); err != nil {
+		d.reply(conn, req.ID, nil, err)
+		return
+	}
+	ctx, cancel := context.WithCancel(d.base)
+	f := &inflight{cancel: cancel}
+	d.mu.Lock()
+	if _, dup := d.inflight[req.ID]; dup {
+		d.mu.Unlock()
+		cancel()
+		fail(wire.CodeInvalidRequest, "a request with this id is still running", nil)
+		return
+	}
+	d.inflight[req.ID] = f
+	d.wg.Add(1)
+	d.mu.Unlock()
+	go func() {
+		defer d.wg.Done()
+		result, err := m.call(ctx, params)
+		d.mu.Lock()
+		delete(d.inflight, req.ID)
+		d.mu.Unlock()
+		cancel()
+		if f.cancelled.Load() {
+			err = errCancelled
+		}
+		d.reply(conn, req.ID, result, err)
+		if m.afterReply != nil {
+			m.afterReply()
+		}
+	}()
+}
+
+// cancelRequest handles $/cancelRequest from the host.
+func (d *dispatcher) cancelRequest(params []byte) {
+	var p struct {
+		ID jsonrpc2.ID `json:"id"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return
+	}
+	d.mu.Lock()
+	f := d.inflight[p.ID]
+	d.mu.Unlock()
+	if f != nil {
+		f.cancelled.Store(true)
+		f.cancel()
+	}
+}
+
+// reply answers a request exactly once.
+func (d *dispatcher) reply(conn *jsonrpc2.Conn, id jsonrpc2.ID, result any, err error) {
+	ctx := context.Background()
+	if err != nil {
+		if r, ok := result.(releaser); ok {
+			r.Release()
+		}
+		e := rpcError(err)
+		if e.Code == wire.CodeInternalError {
+			d.log.Error("request failed", zap.Error(err))
+		}
+		var data *json.RawMessage
+		if e.Data != nil {
+			b, _ := json.Marshal(e.Data)
+			data = (*json.RawMessage)(&b)
+		}
+		if werr := conn.ReplyWithError(ctx, id, &jsonrpc2.Error{Code: int64(e.Code), Message: e.Message, Data: data}); werr != nil {
+			d.log.Debug("reply not sent", zap.Error(werr))
+		}
+		return
+	}
+	if result == nil {
+		result = struct{}{}
+	}
+	if werr := conn.Reply(ctx, id, result); werr != nil {
+		if r, ok := result.(releaser); ok {
+			r.Release()
+		}
+		d.log.Debug("reply not sent", zap.Error(werr))
+	}
+}
+
+// wait blocks until every running request has replied or ctx ends.
+func (d *dispatcher) wait(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { d.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// cancelAll cancels every running request (used at EOF).
+func (d *dispatcher) cancelAll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, f := range d.inflight {
+		f.cancel()
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
+}

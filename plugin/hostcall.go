@@ -1,0 +1,71 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/continuity-dev/continuity/diag"
+)
+
+// hostCaller implements hostapi.Caller over the connection: plugin → host
+// requests with string ids, deadlines from the caller's context, and
+// $/cancelRequest sent to the host when the caller gives up.
+type hostCaller struct {
+	conn *jsonrpc2.Conn
+	seq  atomic.Uint64
+}
+
+func (h *hostCaller) Call(ctx context.Context, method string, params, result any) error {
+	id := jsonrpc2.ID{Str: fmt.Sprintf("cty_%x", h.seq.Add(1)), IsString: true}
+	w, err := h.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+	if err != nil {
+		return fmt.Errorf("host %s: %w", method, err)
+	}
+	var raw json.RawMessage
+	err = w.Wait(ctx, &raw)
+	if ctxErr := ctx.Err(); ctxErr != nil && err == ctxErr {
+		// Tell the host we no longer need the answer; the reply, if it
+		// comes, is dropped by the connection.
+		_ = h.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": id})
+		return fmt.Errorf("host %s: %w", method, ctxErr)
+	}
+	if err != nil {
+		return hostError(method, err)
+	}
+	if result == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("host %s: malformed result: %w", method, err)
+	}
+	return nil
+}
+
+func (h *hostCaller) Notify(ctx context.Context, method string, params any) error {
+	return h.conn.Notify(ctx, method, params)
+}
+
+// hostError turns a JSON-RPC error from the host into a *diag.Error when the
+// host named a code in data.code, so feature packages can match it.
+func hostError(method string, err error) error {
+	var re *jsonrpc2.Error
+	if !errors.As(err, &re) {
+		return fmt.Errorf("host %s: %w", method, err)
+	}
+	var data map[string]any
+	if re.Data != nil {
+		_ = json.Unmarshal(*re.Data, &data)
+	}
+	code, _ := data["code"].(string)
+	if code == "" {
+		return fmt.Errorf("host %s: error %d: %s", method, re.Code, re.Message)
+	}
+	msg := strings.TrimPrefix(re.Message, code+": ")
+	return &diag.Error{Code: code, Message: msg, Data: data}
+}

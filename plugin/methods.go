@@ -1,0 +1,45 @@
+package plugin
+
+import (
+	"context"
+
+	"github.com/tidwall/gjson"
+
+	uicontract "github.com/continuity-dev/continuity/ui-contract"
+)
+
+// methodTable lists every method the plugin serves (PROTOCOL.md §3–§4).
+// Anything else is -32601; a listed method is checked before it runs.
+func (s *Server) methodTable() map[string]method {
+	return map[string]method{
+		"initialize": {check: schema("wire/initialize.params"), call: s.initialize, early: true},
+		"shutdown": {check: optionalObject, early: true,
+			call:       func(context.Context, []byte) (any, error) { return struct{}{}, nil },
+			afterReply: s.requestShutdown},
+		"$/cancelRequest": {check: schema("wire/cancelRequest.params"), notify: s.disp.cancelRequest, early: true},
+	}
+}
+
+// schema returns a check that validates params against a ui-contract schema.
+func schema(name string) func([]byte) error {
+	return func(params []byte) error {
+		if params == nil {
+			return invalidParams("params are required")
+		}
+		if err := uicontract.Validate(name, params); err != nil {
+			return invalidParams(err.Error())
+		}
+		return nil
+	}
+}
+
+// optionalObject accepts absent params or an object.
+func optionalObject(params []byte) error {
+	if params == nil {
+		return nil
+	}
+	if !gjson.ValidBytes(params) || gjson.ParseBytes(params).Type != gjson.JSON || params[0] != '{' {
+		return invalidParams("params must be an object")
+	}
+	return nil
+}

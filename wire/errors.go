@@ -1,0 +1,34 @@
+package wire
+
+import "unsafe"
+
+// JSON-RPC error codes used by continuity (PROTOCOL.md §2).
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+	CodeNotInitialized = -32002
+	CodeDomain         = -32001
+	CodeCancelled      = -32800
+)
+
+// Error is a JSON-RPC error object.
+type Error struct {
+	Code    int            `json:"code"`
+	Message string         `json:"message"`
+	Data    map[string]any `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// view returns b as a string without copying. The string must not outlive b
+// and b must not change while it is used: frames are never written after
+// they are read.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}

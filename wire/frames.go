@@ -1,0 +1,137 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"io"
+)
+
+// errFrameTooLarge reports a line longer than the frame limit. The reader has
+// already skipped the rest of that line.
+var errFrameTooLarge = errors.New("frame too large")
+
+const (
+	// readChunk is the size of each read from the pipe for ordinary frames.
+	readChunk = 64 << 10
+	// bigBlock is the block size used once a frame outgrows one buffer, so a
+	// huge frame is gathered in fixed blocks and copied once at its end
+	// instead of being reallocated at every doubling.
+	bigBlock = 4 << 20
+)
+
+// frameReader splits an NDJSON byte stream into frames. Frames are returned
+// as slices the caller may keep: the reader never writes into memory it has
+// handed out. Small frames are sub-slices of a shared read buffer (no copy);
+// a frame that spans reads is gathered in blocks and copied once.
+type frameReader struct {
+	src  io.Reader
+	max  int64
+	buf  []byte // buf[start:len(buf)] is read but not yet returned
+	off  int
+	eof  bool
+	rerr error
+}
+
+func newFrameReader(src io.Reader, max int64) *frameReader {
+	return &frameReader{src: src, max: max}
+}
+
+// next returns the next frame without its trailing newline (and without a
+// trailing \r). At the end of input it returns io.EOF; a final line without
+// a newline is still a frame. A frame longer than max is skipped and
+// reported as errFrameTooLarge; reading then continues with the next line.
+func (f *frameReader) next() ([]byte, error) {
+	if i := bytes.IndexByte(f.buf[f.off:], '\n'); i >= 0 {
+		line := f.buf[f.off : f.off+i : f.off+i]
+		f.off += i + 1
+		if int64(len(line)) > f.max {
+			return nil, errFrameTooLarge
+		}
+		return trimCR(line), nil
+	}
+	// The pending bytes are the start of a frame that needs more input.
+	var blocks [][]byte
+	size := int64(len(f.buf) - f.off)
+	if size > 0 {
+		blocks = append(blocks, f.buf[f.off:])
+	}
+	f.buf, f.off = nil, 0
+	for {
+		if size > f.max {
+			return nil, f.skipLine()
+		}
+		if f.eof {
+			if size == 0 {
+				return nil, f.endErr()
+			}
+			return trimCR(join(blocks, size)), nil
+		}
+		chunk := readChunk
+		if size >= readChunk {
+			chunk = bigBlock
+		}
+		b := make([]byte, chunk)
+		n, err := io.ReadAtLeast(f.src, b, 1)
+		b = b[:n]
+		if err != nil {
+			f.eof, f.rerr = true, err
+		}
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			if size+int64(i) > f.max {
+				f.buf, f.off = b, i+1
+				return nil, errFrameTooLarge
+			}
+			f.buf, f.off = b, i+1
+			if len(blocks) == 0 {
+				return trimCR(b[:i:i]), nil
+			}
+			blocks = append(blocks, b[:i])
+			return trimCR(join(blocks, size+int64(i))), nil
+		}
+		if n > 0 {
+			blocks = append(blocks, b)
+			size += int64(n)
+		}
+	}
+}
+
+// skipLine discards input up to and including the next newline, using one
+// small scratch buffer, so an oversized frame never sits in memory whole.
+func (f *frameReader) skipLine() error {
+	scratch := make([]byte, readChunk)
+	for !f.eof {
+		n, err := io.ReadAtLeast(f.src, scratch, 1)
+		if err != nil {
+			f.eof, f.rerr = true, err
+		}
+		if i := bytes.IndexByte(scratch[:n], '\n'); i >= 0 {
+			rest := make([]byte, n-i-1)
+			copy(rest, scratch[i+1:n])
+			f.buf, f.off = rest, 0
+			return errFrameTooLarge
+		}
+	}
+	return errFrameTooLarge
+}
+
+func (f *frameReader) endErr() error {
+	if f.rerr == nil || errors.Is(f.rerr, io.ErrUnexpectedEOF) {
+		return io.EOF
+	}
+	return f.rerr
+}
+
+func join(blocks [][]byte, size int64) []byte {
+	out := make([]byte, 0, size)
+	for _, b := range blocks {
+		out = append(out, b...)
+	}
+	return out
+}
+
+func trimCR(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		return b[: n-1 : n-1]
+	}
+	return b
+}

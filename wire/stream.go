@@ -1,0 +1,321 @@
+// Package wire is continuity's JSON-RPC transport: NDJSON frames over a
+// pipe, carried by github.com/sourcegraph/jsonrpc2 through a custom
+// ObjectStream.
+//
+// The library decodes params into maps and re-encodes results with
+// encoding/json, which is slow for 64 MiB payloads and changes bytes
+// (whitespace, key order, HTML escapes). The Stream avoids both: on the way
+// in, each frame is validated once and its params are cut out and parked
+// under a token, so the library only decodes a small skeleton and handlers
+// get the host's original bytes; on the way out, results may hold Raw
+// values that are spliced into the frame verbatim as it is written.
+//
+// The Stream also answers what the library cannot: a malformed line gets a
+// -32700 reply, an oversized frame a -32600 FRAME_TOO_LARGE reply (both with
+// id null), and the connection stays up.
+package wire
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
+)
+
+// DefaultMaxFrameBytes is the default frame limit (PROTOCOL.md §1).
+const DefaultMaxFrameBytes = 256 << 20
+
+// Stream is a jsonrpc2.ObjectStream over NDJSON. It is safe for one reader
+// (the jsonrpc2 read loop) and many concurrent writers.
+type Stream struct {
+	frames *frameReader
+	w      io.Writer
+	closer io.Closer
+	log    *zap.Logger
+
+	wmu sync.Mutex
+
+	prefix string // `"@raw:<nonce>:` — the start of every token
+	seq    atomic.Uint64
+	mu     sync.Mutex
+	params map[string][]byte // parked incoming params by token
+	raws   map[string][]byte // outgoing raw values by token
+
+	// BeforeEOF, when set, runs once when input ends, before the library
+	// learns of it and closes the connection: the owner uses it to let
+	// running requests write their replies first.
+	BeforeEOF func()
+	eofOnce   sync.Once
+}
+
+// NewStream returns a Stream reading frames from r and writing to w.
+// maxFrame ≤ 0 means DefaultMaxFrameBytes. closer (may be nil) is closed by
+// Close.
+func NewStream(r io.Reader, w io.Writer, closer io.Closer, maxFrame int64, log *zap.Logger) *Stream {
+	if maxFrame <= 0 {
+		maxFrame = DefaultMaxFrameBytes
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	var nonce [12]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return &Stream{
+		frames: newFrameReader(r, maxFrame),
+		w:      w,
+		closer: closer,
+		log:    log,
+		prefix: `"@raw:` + hex.EncodeToString(nonce[:]) + `:`,
+		params: make(map[string][]byte),
+		raws:   make(map[string][]byte),
+	}
+}
+
+// ReadObject reads the next well-formed JSON-RPC message into v (the
+// library's message type). Malformed and oversized frames are answered here
+// and skipped.
+func (s *Stream) ReadObject(v any) error {
+	for {
+		line, err := s.frames.next()
+		if errors.Is(err, errFrameTooLarge) {
+			s.log.Warn("frame too large", zap.Int64("limit", s.frames.max))
+			s.WriteError(nil, &Error{Code: CodeInvalidRequest, Message: "frame exceeds the frame limit",
+				Data: map[string]any{"code": "FRAME_TOO_LARGE", "limit": s.frames.max}})
+			continue
+		}
+		if err != nil {
+			if s.BeforeEOF != nil {
+				s.eofOnce.Do(s.BeforeEOF)
+			}
+			return err
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		skel, rpcErr := s.skeleton(line)
+		if rpcErr != nil {
+			s.log.Warn("malformed frame", zap.Int("code", rpcErr.Error.Code), zap.String("reason", rpcErr.Error.Message))
+			s.WriteError(rpcErr.ID, rpcErr.Error)
+			continue
+		}
+		if err := json.Unmarshal(skel, v); err != nil {
+			id := idOf(line)
+			s.log.Warn("invalid request", zap.Error(err))
+			s.WriteError(id, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + sanitize(err)})
+			continue
+		}
+		return nil
+	}
+}
+
+// frameError is a reply the Stream sends itself for a bad frame.
+type frameError struct {
+	ID    json.RawMessage
+	Error *Error
+}
+
+// skeleton validates a frame and returns the bytes the library decodes: the
+// frame itself for responses, and for requests the frame with its params
+// replaced by a token whose bytes are parked for TakeParams.
+func (s *Stream) skeleton(line []byte) ([]byte, *frameError) {
+	view := view(line)
+	if !gjson.Valid(view) {
+		return nil, &frameError{Error: &Error{Code: CodeParseError, Message: "parse error: the line is not JSON"}}
+	}
+	switch line[0] {
+	case '{':
+	case '[':
+		return nil, &frameError{Error: &Error{Code: CodeInvalidRequest, Message: "batches are not supported"}}
+	default:
+		return nil, &frameError{Error: &Error{Code: CodeParseError, Message: "parse error: the line is not a JSON object"}}
+	}
+	id := gjson.Get(view, "id")
+	var idRaw json.RawMessage
+	if id.Exists() && (id.Type == gjson.String || id.Type == gjson.Number) {
+		idRaw = json.RawMessage(id.Raw)
+	}
+	bad := func(msg string) *frameError {
+		return &frameError{ID: idRaw, Error: &Error{Code: CodeInvalidRequest, Message: msg}}
+	}
+	if v := gjson.Get(view, "jsonrpc"); v.Type != gjson.String || v.Str != "2.0" {
+		return nil, bad(`invalid request: "jsonrpc" must be "2.0"`)
+	}
+	if id.Exists() && idRaw == nil {
+		return nil, bad("invalid request: id must be a string or a number")
+	}
+	method := gjson.Get(view, "method")
+	if !method.Exists() {
+		if !gjson.Get(view, "result").Exists() && !gjson.Get(view, "error").Exists() {
+			return nil, bad("invalid request: neither a request nor a response")
+		}
+		if !id.Exists() {
+			// A response to nothing we can name; answering would loop.
+			return nil, &frameError{Error: &Error{Code: CodeInvalidRequest, Message: "invalid response: no id"}}
+		}
+		return line, nil
+	}
+	if method.Type != gjson.String || method.Str == "" {
+		return nil, bad("invalid request: method must be a non-empty string")
+	}
+	params := gjson.Get(view, "params")
+	if !params.Exists() {
+		return line, nil
+	}
+	start, end := params.Index, params.Index+len(params.Raw)
+	if start <= 0 || end > len(line) {
+		return nil, bad("invalid request: params cannot be located")
+	}
+	token := s.prefix + strconv.FormatUint(s.seq.Add(1), 10) + `"`
+	s.mu.Lock()
+	s.params[token] = line[start:end:end]
+	s.mu.Unlock()
+	skel := make([]byte, 0, len(line)-(end-start)+len(token))
+	skel = append(skel, line[:start]...)
+	skel = append(skel, token...)
+	skel = append(skel, line[end:]...)
+	return skel, nil
+}
+
+// TakeParams returns the host's original params bytes for a request whose
+// decoded params are p (nil when the request had none), and forgets them.
+func (s *Stream) TakeParams(p *json.RawMessage) []byte {
+	if p == nil {
+		return nil
+	}
+	s.mu.Lock()
+	b, ok := s.params[string(*p)]
+	if ok {
+		delete(s.params, string(*p))
+	}
+	s.mu.Unlock()
+	if ok {
+		return b
+	}
+	return *p
+}
+
+// Raw is a JSON value written to the wire exactly as given. Put it in a
+// result instead of json.RawMessage (which encoding/json compacts and
+// HTML-escapes) to send large bodies without a copy or a change.
+type Raw struct {
+	s     *Stream
+	token string
+}
+
+// Raw registers b (which must be valid JSON) to be written verbatim where the
+// returned value is marshaled. Release it if the message is never written.
+func (s *Stream) Raw(b []byte) *Raw {
+	token := s.prefix + strconv.FormatUint(s.seq.Add(1), 10) + `"`
+	s.mu.Lock()
+	s.raws[token] = b
+	s.mu.Unlock()
+	return &Raw{s: s, token: token}
+}
+
+// MarshalJSON returns the token that WriteObject replaces with the bytes.
+func (r *Raw) MarshalJSON() ([]byte, error) { return []byte(r.token), nil }
+
+// Release forgets the bytes of a Raw value whose message was not written.
+func (r *Raw) Release() {
+	r.s.mu.Lock()
+	delete(r.s.raws, r.token)
+	r.s.mu.Unlock()
+}
+
+// WriteObject writes one message as one line, splicing in Raw values.
+func (s *Stream) WriteObject(obj any) error {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	parts := [][]byte{}
+	for {
+		i := bytes.Index(b, []byte(s.prefix))
+		if i < 0 {
+			break
+		}
+		j := bytes.IndexByte(b[i+len(s.prefix):], '"')
+		if j < 0 {
+			break
+		}
+		end := i + len(s.prefix) + j + 1
+		s.mu.Lock()
+		raw, ok := s.raws[string(b[i:end])]
+		delete(s.raws, string(b[i:end]))
+		s.mu.Unlock()
+		if !ok {
+			return fmt.Errorf("wire: raw value written twice or released")
+		}
+		parts = append(parts, b[:i], raw)
+		b = b[end:]
+	}
+	parts = append(parts, b, []byte{'\n'})
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	for _, p := range parts {
+		if _, err := s.w.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteError writes an error response with the given id (nil: id null).
+func (s *Stream) WriteError(id json.RawMessage, e *Error) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	msg := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *Error          `json:"error"`
+	}{"2.0", id, e}
+	if err := s.WriteObject(msg); err != nil {
+		s.log.Warn("cannot write error reply", zap.Error(err))
+	}
+}
+
+// Close closes the underlying pipe.
+func (s *Stream) Close() error {
+	if s.closer == nil {
+		return nil
+	}
+	return s.closer.Close()
+}
+
+func idOf(line []byte) json.RawMessage {
+	id := gjson.Get(view(line), "id")
+	if id.Type == gjson.String || id.Type == gjson.Number {
+		return json.RawMessage(id.Raw)
+	}
+	return nil
+}
+
+// sanitize keeps a decode error short and free of input bytes.
+func sanitize(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return "syntax error at offset " + strconv.FormatInt(se.Offset, 10)
+	case errors.As(err, &te):
+		return "member " + strconv.Quote(te.Field) + " has the wrong type"
+	}
+	msg := err.Error()
+	if len(msg) > 120 {
+		msg = msg[:120]
+	}
+	return msg
+}
