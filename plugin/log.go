@@ -9,3 +9,5 @@ func zapHost(name, version string) zap.Field {
 func zapState(a activation) zap.Field {
 	return zap.Dict("activation", zap.String("state", a.State), zap.String("code", a.Code))
 }
+
+func zapCode(code string) zap.Field { return zap.String("code", code) }

@@ -17,6 +17,13 @@ func (s *Server) methodTable() map[string]method {
 			call:       func(context.Context, []byte) (any, error) { return struct{}{}, nil },
 			afterReply: s.requestShutdown},
 		"$/cancelRequest": {check: schema("wire/cancelRequest.params"), notify: s.disp.cancelRequest, early: true},
+		"session/event":   {check: schema("wire/session/event.params"), notify: s.sessionEvent},
+		"agent/disposed":  {check: schema("wire/agent/disposed.params"), notify: s.agentDisposed},
+		"llm/response":    {check: schema("wire/llm/response.params"), notify: s.llmResponse},
+		"agent/request":   {check: schema("wire/agent/request.params"), call: s.agentRequest},
+		"llm/payload":     {check: checkPayloadParams, call: s.llmPayload},
+		"remote/invoke":   {check: schema("wire/remote/invoke.params"), call: s.remoteInvoke},
+		"tool/call":       {check: schema("wire/tool/call.params"), call: s.toolCall},
 	}
 }
 

@@ -23,10 +23,10 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-// view returns b as a string without copying. The string must not outlive b
+// View returns b as a string without copying. The string must not outlive b
 // and b must not change while it is used: frames are never written after
 // they are read.
-func view(b []byte) string {
+func View(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}

@@ -130,7 +130,7 @@ type frameError struct {
 // frame itself for responses, and for requests the frame with its params
 // replaced by a token whose bytes are parked for TakeParams.
 func (s *Stream) skeleton(line []byte) ([]byte, *frameError) {
-	view := view(line)
+	view := View(line)
 	if !gjson.Valid(view) {
 		return nil, &frameError{Error: &Error{Code: CodeParseError, Message: "parse error: the line is not JSON"}}
 	}
@@ -296,7 +296,7 @@ func (s *Stream) Close() error {
 }
 
 func idOf(line []byte) json.RawMessage {
-	id := gjson.Get(view(line), "id")
+	id := gjson.Get(View(line), "id")
 	if id.Type == gjson.String || id.Type == gjson.Number {
 		return json.RawMessage(id.Raw)
 	}

@@ -1,0 +1,77 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
+
+	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/continuity-dev/continuity/turns"
+	"github.com/continuity-dev/continuity/wire"
+)
+
+func view(b []byte) string { return wire.View(b) }
+
+// svc returns the initialized services (the dispatcher admits no feature
+// method before initialize completes).
+func (s *Server) svc() *services {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.services
+}
+
+// sessionEvent applies a session/event notification to every feature in
+// order; it runs in the read loop and only touches memory.
+func (s *Server) sessionEvent(raw []byte) {
+	var ev hostapi.SessionEvent
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		s.log.Warn("session/event not applied", zap.String("reason", err.Error()))
+		return
+	}
+	svc := s.svc()
+	svc.turns.Observe(ev)
+	svc.observe(ev)
+}
+
+func (s *Server) agentDisposed(raw []byte) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	if json.Unmarshal(raw, &p) == nil {
+		s.svc().turns.Dispose(p.SessionID)
+	}
+}
+
+func (s *Server) llmResponse(raw []byte) {
+	var p struct {
+		RequestID string `json:"requestId"`
+		Status    int    `json:"status"`
+		ErrorBody string `json:"errorBody"`
+	}
+	if json.Unmarshal(raw, &p) == nil {
+		s.svc().turns.Response(p.RequestID, p.Status, p.ErrorBody)
+	}
+}
+
+// agentRequestResult echoes the host's config bytes unchanged.
+type agentRequestResult struct {
+	Config    *wire.Raw        `json:"config"`
+	Admission *turns.Admission `json:"admission"`
+}
+
+func (r agentRequestResult) Release() { r.Config.Release() }
+
+func (s *Server) agentRequest(ctx context.Context, raw []byte) (any, error) {
+	var req turns.AgentRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil, invalidParams("agent/request: " + err.Error())
+	}
+	adm, err := s.svc().turns.Admit(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	cfg := gjson.Get(view(raw), "config")
+	return agentRequestResult{Config: s.stream.Raw([]byte(cfg.Raw)), Admission: adm}, nil
+}

@@ -1,0 +1,122 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/continuity-dev/continuity/turns"
+	uicontract "github.com/continuity-dev/continuity/ui-contract"
+	"github.com/continuity-dev/continuity/wire"
+)
+
+// payloadResult is the llm/payload result. Payload is spliced into the
+// frame verbatim (no re-encoding) when the outcome is filtered.
+type payloadResult struct {
+	Outcome string    `json:"outcome"`
+	Payload *wire.Raw `json:"payload,omitempty"`
+	Omitted omitted   `json:"omitted"`
+	SHA256  string    `json:"sha256"`
+}
+
+type omitted struct {
+	Items       int `json:"items"`
+	CodeUnits   int `json:"codeUnits"`
+	StrippedIDs int `json:"strippedIds"`
+}
+
+// Release forgets the raw payload when the reply is replaced by an error.
+func (r payloadResult) Release() {
+	if r.Payload != nil {
+		r.Payload.Release()
+	}
+}
+
+// checkPayloadParams is llm/payload's check in the read loop: only the
+// cheap shape test, so a 64 MiB frame does not hold up later messages; the
+// handler validates the envelope (splitPayloadParams) before any work and
+// answers -32602 the same way.
+func checkPayloadParams(raw []byte) error {
+	if len(raw) == 0 || raw[0] != '{' {
+		return invalidParams("params must be an object")
+	}
+	return nil
+}
+
+// splitPayloadParams validates llm/payload's envelope against its schema
+// without decoding the payload — one pass over the members: every other
+// member is decoded (they are small), the payload is located by offset — and
+// returns the envelope and the payload's original bytes.
+func splitPayloadParams(raw []byte) (turns.PayloadRequest, []byte, error) {
+	var req turns.PayloadRequest
+	if raw == nil {
+		return req, nil, invalidParams("params are required")
+	}
+	v := view(raw)
+	root := gjson.Parse(v)
+	if !root.IsObject() {
+		return req, nil, invalidParams("params must be an object")
+	}
+	envelope := map[string]any{}
+	payloads := 0
+	var payload []byte
+	var decodeErr error
+	root.ForEach(func(k, val gjson.Result) bool {
+		if k.Str == "payload" {
+			payloads++
+			envelope["payload"] = map[string]any{}
+			if !val.IsObject() {
+				envelope["payload"] = nil
+			}
+			if end := val.Index + len(val.Raw); val.Index > 0 && end <= len(raw) {
+				payload = raw[val.Index:end:end]
+			}
+			return true
+		}
+		d := json.NewDecoder(bytes.NewReader([]byte(val.Raw)))
+		d.UseNumber()
+		var x any
+		if err := d.Decode(&x); err != nil {
+			decodeErr = err
+			return false
+		}
+		envelope[k.Str] = x
+		return true
+	})
+	if decodeErr != nil {
+		return req, nil, invalidParams("llm/payload: " + decodeErr.Error())
+	}
+	if payloads > 1 {
+		return req, nil, invalidParams("llm/payload: payload appears more than once")
+	}
+	if err := uicontract.ValidateValue("wire/llm/payload.params", envelope); err != nil {
+		return req, nil, invalidParams(err.Error())
+	}
+	if payload == nil {
+		return req, nil, invalidParams("llm/payload: payload cannot be located")
+	}
+	b, _ := json.Marshal(envelope)
+	if err := json.Unmarshal(b, &req); err != nil {
+		return req, nil, invalidParams("llm/payload: " + err.Error())
+	}
+	return req, payload, nil
+}
+
+func (s *Server) llmPayload(ctx context.Context, raw []byte) (any, error) {
+	req, payload, err := splitPayloadParams(raw)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.svc().turns.Payload(ctx, req, payload)
+	if err != nil {
+		return nil, err
+	}
+	out := payloadResult{Outcome: res.Outcome, SHA256: res.Hex(),
+		Omitted: omitted{Items: res.Omitted.Items, CodeUnits: res.Omitted.CodeUnits, StrippedIDs: res.Omitted.StrippedIDs}}
+	if res.Output != nil {
+		out.Payload = s.stream.Raw(res.Output)
+	}
+	return out, nil
+}

@@ -1,0 +1,202 @@
+package turns
+
+import (
+	"context"
+	"sync"
+
+	"github.com/continuity-dev/continuity/diag"
+	"github.com/continuity-dev/continuity/filter"
+	"github.com/continuity-dev/continuity/hostapi"
+)
+
+// Where an admission's policy came from (agent/request result).
+const (
+	SourceSession  = "session"
+	SourceDefault  = "default"
+	SourceNextTurn = "next-turn"
+)
+
+// AgentRequest is the params of agent/request.
+type AgentRequest struct {
+	SessionID string `json:"sessionId"`
+	Turn      int64  `json:"turn"`
+	Step      int64  `json:"step"`
+	RequestID string `json:"requestId"`
+	Config    struct {
+		Provider        string `json:"provider"`
+		Model           string `json:"model"`
+		ReasoningEffort string `json:"reasoningEffort,omitempty"`
+	} `json:"config"`
+	AccountID string `json:"accountId,omitempty"`
+}
+
+// Admission is the agent/request result's admission member.
+type Admission struct {
+	Enabled bool   `json:"enabled"`
+	Source  string `json:"source"`
+}
+
+// admission is one admitted turn: its captured policy, account and model,
+// the filter baseline, and the requests bound to it.
+type admission struct {
+	sessionID string
+	turn      int64
+	enabled   bool   // the policy this turn runs with
+	source    string // session, default or next-turn
+	// persistent is the session policy without one-turn consent: it is
+	// what a compaction inside this turn uses (consent never covers one).
+	persistent bool
+	account    string
+	model      string
+	filter     *filter.Turn
+
+	mu      sync.Mutex
+	revoked string // why the admission ended; "" while it runs
+	counts  counts
+}
+
+func (a *admission) revoke(why string) {
+	a.mu.Lock()
+	if a.revoked == "" {
+		a.revoked = why
+	}
+	a.mu.Unlock()
+}
+
+// revokedErr is the filter's revocation check: nil while the admission runs.
+func (a *admission) revokedErr() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.revoked == "" {
+		return nil
+	}
+	return diag.New(diag.Revoked, a.revoked)
+}
+
+// Admit handles agent/request: the first request of a turn captures the
+// resolved policy, account and model (consuming a one-turn consent); later
+// requests of the turn are bound to that admission. Other providers are not
+// admitted (nil, nil).
+func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, error) {
+	if req.Config.Provider != Provider {
+		return nil, nil
+	}
+	if req.Turn < 0 || req.Step < 1 || req.RequestID == "" {
+		return nil, diag.New(diag.TurnInvalid, "turn must be ≥ 0, step ≥ 1 and requestId non-empty")
+	}
+	if err := m.opt.Ready(); err != nil {
+		return nil, diag.New(diag.InitializationFailed, "the continuation policy could not be activated; admission is blocked")
+	}
+	m.mu.Lock()
+	s := m.sessionLocked(req.SessionID)
+	m.mu.Unlock()
+	// One admission at a time per session: resolving the policy calls the
+	// host, and two first requests of one turn must share one admission.
+	s.admitMu.Lock()
+	defer s.admitMu.Unlock()
+
+	m.mu.Lock()
+	a, err := m.existingLocked(s, req)
+	if a != nil || err != nil {
+		if a != nil {
+			m.requests[req.RequestID] = a
+		}
+		m.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		return &Admission{Enabled: a.enabled, Source: a.source}, nil
+	}
+	header := s.header
+	account := req.AccountID
+	if account == "" {
+		account = s.account
+	}
+	m.mu.Unlock()
+
+	if header == nil && m.opt.Agents != nil {
+		ag, err := m.opt.Agents.Get(ctx, req.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		header = ag.Header
+	}
+	res, err := m.opt.Policy.Resolve(ctx, req.SessionID, header)
+	if err != nil {
+		return nil, err
+	}
+	a = &admission{
+		sessionID:  req.SessionID,
+		turn:       req.Turn,
+		enabled:    res.Enabled,
+		source:     res.Source,
+		persistent: res.Enabled,
+		account:    account,
+		model:      req.Config.Model,
+		filter:     filter.NewTurn(filter.Options{StripPairedIDs: m.opt.StripPairedIDs, Prevalidated: true}),
+	}
+	if m.opt.Consent != nil {
+		if on, ok := m.opt.Consent.Consume(req.SessionID); ok {
+			a.enabled, a.source = on, SourceNextTurn
+		}
+	}
+	m.mu.Lock()
+	if header != nil && s.header == nil {
+		s.header = header
+	}
+	if account != "" {
+		s.account = account
+	}
+	if old := s.current; old != nil {
+		for id, b := range m.requests {
+			if b == old {
+				delete(m.requests, id)
+			}
+		}
+		m.retry408.forget(old)
+	}
+	s.current = a
+	m.requests[req.RequestID] = a
+	s.notice.startTurn(req.Turn)
+	m.mu.Unlock()
+	return &Admission{Enabled: a.enabled, Source: a.source}, nil
+}
+
+// existingLocked returns the admission a request joins, an error when the
+// request cannot be admitted, or (nil, nil) when a new admission is due.
+func (m *Manager) existingLocked(s *session, req AgentRequest) (*admission, error) {
+	if req.Turn <= s.lastEnded {
+		return nil, diag.Newf(diag.TurnInvalid, "turn %d has already ended", req.Turn)
+	}
+	a := s.current
+	if a == nil || a.turn < req.Turn && a.revokedErr() != nil {
+		return nil, nil
+	}
+	switch {
+	case a.turn > req.Turn:
+		return nil, diag.Newf(diag.TurnInvalid, "turn %d is older than the admitted turn %d", req.Turn, a.turn)
+	case a.turn < req.Turn:
+		return nil, diag.Newf(diag.TurnUnsettled, "turn %d has not ended", a.turn)
+	}
+	if req.Config.Model != a.model {
+		a.revoke("the model changed during the turn")
+	}
+	return a, nil
+}
+
+// bound returns the admission a request id is bound to.
+func (m *Manager) bound(requestID string) *admission {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.requests[requestID]
+}
+
+// header returns the header the Manager knows for a session.
+func (m *Manager) headerOf(sessionID string) *hostapi.SessionHeader {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s := m.sessions[sessionID]; s != nil {
+		return s.header
+	}
+	return nil
+}

@@ -1,0 +1,17 @@
+// Package turns ties the payload filter and the Session policy to the host's
+// turn lifecycle (DESIGN.md §2.2–§2.5): which requests take part, when
+// filtering is revoked, how compaction brackets are covered, exact retries,
+// and the composer notices that tell the user what happened.
+//
+// State is in memory and per process, on purpose: a baseline is bound to the
+// exact turn that produced it, so after a restart a turn that is already
+// running cannot be filtered (TURN_BOUNDARY_UNAVAILABLE) and a compaction
+// bracket that was not seen is "unknown" — never guessed.
+//
+// Notification handlers (Observe, Dispose, Response) run in the wire's read
+// loop: they only change memory and queue notices; anything that calls the
+// host (policy resolution, agent lookup) runs in request handlers.
+package turns
+
+// Provider is the only provider whose payloads take part.
+const Provider = "github-copilot-preview"

@@ -1,0 +1,197 @@
+package turns
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/continuity-dev/continuity/filter"
+	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/continuity-dev/continuity/settings"
+)
+
+// Policy resolves a session's persistent continuation policy.
+type Policy interface {
+	Resolve(ctx context.Context, sessionID string, header *hostapi.SessionHeader) (settings.Resolution, error)
+}
+
+// Consent is the legacy one-turn consent store (authorizeNext).
+type Consent interface {
+	// Consume removes and returns the session's one-turn consent.
+	Consume(sessionID string) (enabled bool, ok bool)
+}
+
+// Options configures a Manager.
+type Options struct {
+	Policy  Policy
+	Consent Consent
+	Agents  hostapi.Agents
+	Emitter hostapi.Emitter
+	Now     func() time.Time
+	// StripPairedIDs removes the id of an item that directly followed an
+	// omitted reasoning item (DESIGN.md §2.3); on for Copilot.
+	StripPairedIDs bool
+	// Ready reports whether activation succeeded; admission is refused
+	// with INITIALIZATION_FAILED while it returns a non-nil error.
+	Ready func() error
+}
+
+// Manager holds every session's turn and compaction state.
+type Manager struct {
+	opt      Options
+	retained *filter.Retained
+	retry408 retries
+	notices  *notifier
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	requests map[string]*admission // requestId → the admission it is bound to
+}
+
+// session is what the Manager knows about one session.
+type session struct {
+	id        string
+	header    *hostapi.SessionHeader
+	account   string // last account/selected
+	admitMu   sync.Mutex
+	current   *admission // the latest admission (possibly ended)
+	lastEnded int64      // highest turn that ended, -1 when none
+	comp      *brackets
+	notice    *noticeState
+}
+
+// New returns a Manager.
+func New(opt Options) *Manager {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Ready == nil {
+		opt.Ready = func() error { return nil }
+	}
+	return &Manager{
+		opt:      opt,
+		retained: filter.NewRetained(opt.Now, 0),
+		retry408: retries{scope: map[string]*admission{}, timedOut: map[string]bool{}},
+		notices:  newNotifier(opt.Emitter),
+		sessions: map[string]*session{},
+		requests: map[string]*admission{},
+	}
+}
+
+// Close stops the notice queue after it drains.
+func (m *Manager) Close() { m.notices.close() }
+
+// sessionLocked returns (creating) the state of sessionID; m.mu is held.
+func (m *Manager) sessionLocked(id string) *session {
+	s := m.sessions[id]
+	if s == nil {
+		s = &session{id: id, lastEnded: -1, comp: newBrackets(), notice: &noticeState{}}
+		m.sessions[id] = s
+	}
+	return s
+}
+
+// Observe applies one session event (the session/event notification).
+func (m *Manager) Observe(ev hostapi.SessionEvent) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.sessionLocked(ev.SessionID)
+	if ev.Header != nil {
+		s.header = ev.Header
+	}
+	switch ev.Event.Type {
+	case "turn/end":
+		var d struct {
+			Turn int64 `json:"turn"`
+		}
+		if json.Unmarshal(ev.Event.Data, &d) == nil {
+			m.endTurnLocked(s, d.Turn)
+		}
+	case "account/selected":
+		var d struct {
+			AccountID string `json:"accountId"`
+		}
+		if json.Unmarshal(ev.Event.Data, &d) == nil && d.AccountID != "" {
+			s.account = d.AccountID
+		}
+	case "compaction/start", "compaction/summary", "compaction/end", "user/message":
+		m.observeCompactionLocked(s, ev.Event)
+	}
+}
+
+// endTurnLocked ends the admission of turn (turn/end): later payloads for it
+// are REVOKED, and the next turn may be admitted.
+func (m *Manager) endTurnLocked(s *session, turn int64) {
+	if turn > s.lastEnded {
+		s.lastEnded = turn
+	}
+	if a := s.current; a != nil && a.turn == turn {
+		a.revoke("the turn ended")
+	}
+}
+
+// Dispose ends everything of a session (agent/disposed).
+func (m *Manager) Dispose(sessionID string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.sessions[sessionID]
+	if s == nil {
+		return
+	}
+	if s.current != nil {
+		s.current.revoke("the agent was disposed")
+	}
+	for id, a := range m.requests {
+		if a.sessionID == sessionID {
+			delete(m.requests, id)
+		}
+	}
+	s.comp.revokeAll()
+	delete(m.sessions, sessionID)
+}
+
+// Cancelled revokes the admission bound to requestID: the host cancelled
+// the turn's request, so nothing more of that turn may be filtered.
+func (m *Manager) Cancelled(requestID string) {
+	m.mu.Lock()
+	a := m.requests[requestID]
+	m.mu.Unlock()
+	if a != nil {
+		a.revoke("the request was cancelled")
+	}
+}
+
+// ActiveTurnEnabled reports the captured policy of the session's running
+// admitted turn (for the SessionContinuationView).
+func (m *Manager) ActiveTurnEnabled(sessionID string) (enabled bool, running bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.sessions[sessionID]
+	if s == nil || s.current == nil || s.current.revokedErr() != nil {
+		return false, false
+	}
+	return s.current.enabled, true
+}
+
+// Compaction reports the session's latest compaction bracket, if any.
+func (m *Manager) Compaction(sessionID string) (id, state string, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.sessions[sessionID]
+	if s == nil {
+		return "", "", false
+	}
+	return s.comp.latest()
+}
+
+// LastAccount returns the account the session last selected or was admitted
+// with.
+func (m *Manager) LastAccount(sessionID string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s := m.sessions[sessionID]; s != nil {
+		return s.account
+	}
+	return ""
+}

@@ -1,0 +1,119 @@
+package turns
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/continuity-dev/continuity/filter"
+)
+
+// noticeLife is how long a settled notice stays live (the DSH plugin's 8 s).
+const noticeLifeMs = 8000
+
+// pollMs is the status poll interval clients use while a bracket runs.
+const pollMs = 1000
+
+// Notice is one composer notice (ui-contract view/ComposerNotice). It holds
+// ids, counts, states and text keys only: never ciphertext or message text.
+type Notice struct {
+	ID          string          `json:"id"`
+	AgentID     string          `json:"agentId"`
+	Turn        *int64          `json:"turn"`
+	Kind        string          `json:"kind"`
+	TextKey     string          `json:"textKey"`
+	At          int64           `json:"at"`
+	ExpiresAt   *int64          `json:"expiresAt,omitempty"`
+	RequestID   string          `json:"requestId,omitempty"`
+	Outcome     string          `json:"outcome,omitempty"`
+	Filtered    *counts         `json:"filtered,omitempty"`
+	Compaction  *CompactionView `json:"compaction,omitempty"`
+	Policy      string          `json:"policy,omitempty"`
+	Rejection   *RejectionView  `json:"rejection,omitempty"`
+	Offer       *Offer          `json:"offer,omitempty"`
+	GuidanceKey string          `json:"guidanceKey,omitempty"`
+	Code        string          `json:"code,omitempty"`
+}
+
+// counts is what was omitted: reasoning items, their ciphertext's UTF-16
+// code units, and paired ids removed.
+type counts struct {
+	Items       int `json:"items"`
+	CodeUnits   int `json:"codeUnits"`
+	StrippedIDs int `json:"strippedIds"`
+}
+
+// add folds one payload's omissions into a turn's: the turn reports the
+// largest payload (every step omits the same baseline, so summing would
+// count one item once per step).
+func (c *counts) add(o filter.Omitted) {
+	c.Items = max(c.Items, o.Items)
+	c.CodeUnits = max(c.CodeUnits, o.CodeUnits)
+	c.StrippedIDs = max(c.StrippedIDs, o.StrippedIDs)
+}
+
+// CompactionView is a bracket's public projection: id and phase only.
+type CompactionView struct {
+	ID    string `json:"id"`
+	State string `json:"state"`
+}
+
+// RejectionView is a classified supplier rejection: kind and item id only.
+type RejectionView struct {
+	Kind string `json:"kind"`
+	Item string `json:"item,omitempty"`
+}
+
+// Offer is the loss-disclosed control that saves the persistent policy.
+type Offer struct {
+	Action        string   `json:"action"`
+	TextKey       string   `json:"textKey"`
+	DisclosureKey string   `json:"disclosureKey"`
+	Choices       []Choice `json:"choices"`
+}
+
+// Choice is one button of an offer.
+type Choice struct {
+	ID      string `json:"id"`
+	TextKey string `json:"textKey"`
+}
+
+// noticeState is a session's live notices by id.
+type noticeState struct {
+	turn int64
+	live map[string]Notice
+}
+
+func (n *noticeState) startTurn(turn int64) { n.turn = turn }
+
+func (n *noticeState) put(x Notice) {
+	if n.live == nil {
+		n.live = map[string]Notice{}
+	}
+	n.live[x.ID] = x
+}
+
+// current lists the notices still live at now, oldest first.
+func (n *noticeState) current(now int64) []Notice {
+	out := make([]Notice, 0, len(n.live))
+	for id, x := range n.live {
+		if x.ExpiresAt != nil && *x.ExpiresAt <= now {
+			delete(n.live, id)
+			continue
+		}
+		out = append(out, x)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].At != out[j].At {
+			return out[i].At < out[j].At
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+func turnNoticeID(turn int64) string { return "turn:" + strconv.FormatInt(turn, 10) }
+
+func expires(at int64) *int64 {
+	e := at + noticeLifeMs
+	return &e
+}
