@@ -1,0 +1,139 @@
+package boundary
+
+// classifyAll is steps 2–4 over the candidate state: it removes superseded
+// residue, keeps stable state and the swappable state the next action still
+// needs, and counts what the procedure compares.
+func classifyAll(in input) tally {
+	var t tally
+	cands := mergeCandidates(in.view, in.witnesses)
+	sup := supersede(cands)
+	floor := pinFloor(in)
+	next, req := currentNextAndRequest(cands, sup, floor)
+	if in.pin != nil {
+		t.cur = current{sessionID: in.sessionID, pin: *in.pin, next: next, request: req}
+		t.n.KeptTokens = EstimateTokens(in.pin.Text)
+	}
+	if next != nil {
+		t.nextSeq = next.Seq
+	}
+	for _, c := range cands {
+		if c.inView {
+			t.n.RetainedTokens += c.Tokens
+		}
+		ref := ItemRef{EventID: eventID(c.Seq), Index: c.Index, Kind: c.Kind, Subject: c.Subject, Class: c.Class, Tokens: c.Tokens}
+		by, superseded := sup[c.key()]
+		switch {
+		case floor > 0 && c.Seq == floor && c.Kind == KindRequest:
+			ref.Kind, ref.Class, ref.Why = KindTask, Stable, WhyPin
+			t.kept = append(t.kept, ref)
+			t.pinNew = t.pinNew || c.Seq > in.lastThrough
+		case floor > 0 && c.Seq < floor:
+			t.drop(c, ref, WhyBeforePin, false)
+		case superseded:
+			ref.SupersededBy = eventID(by)
+			if c.Class == Stable {
+				t.n.WitnessesSuperseded++
+			}
+			t.drop(c, ref, WhySuperseded, c.Kind != KindRequest && c.Kind != KindNarration)
+		case c.Class == Stable:
+			t.keepStable(c.Item, ref, in.lastThrough)
+		case req != nil && c.key() == req.key():
+			ref.Why = WhyCurrentRequest
+			t.keep(ref)
+		case neededFor(c.Item, next):
+			ref.Why = WhyNeeded
+			t.keep(ref)
+			t.cur.needed = append(t.cur.needed, c.Item)
+		case c.Kind == KindFailedApproach:
+			t.drop(c, ref, WhyFailedApproach, true)
+		case c.Kind == KindNarration:
+			t.drop(c, ref, WhyNarration, false)
+		default:
+			t.drop(c, ref, WhySwappable, false)
+		}
+	}
+	return t
+}
+
+// pinFloor is the pin's event seq when it names an event of this session:
+// items before it answer an earlier query. Inherited pins name an event of
+// another session, so they set no floor.
+func pinFloor(in input) int64 {
+	if in.pin == nil || (in.pin.OriginSession != "" && in.pin.OriginSession != in.sessionID) {
+		return 0
+	}
+	return in.pin.EventID
+}
+
+// currentNextAndRequest finds the current next action and user request:
+// the latest ones after the pin that nothing supersedes.
+func currentNextAndRequest(cands []candidate, sup map[key]int64, floor int64) (next, req *Item) {
+	for i := range cands {
+		c := &cands[i]
+		if _, s := sup[c.key()]; s || c.Seq <= floor && c.Kind == KindRequest || c.Seq < floor {
+			continue
+		}
+		switch c.Kind {
+		case KindNextAction:
+			next = &c.Item
+		case KindRequest:
+			req = &c.Item
+		}
+	}
+	return next, req
+}
+
+// neededFor reports whether a current swappable item is still needed for
+// the next action: it names the same subject as the next action.
+func neededFor(it Item, next *Item) bool {
+	if next == nil || it.Subject == "" || it.Subject != next.Subject {
+		return false
+	}
+	switch it.Kind {
+	case KindTest, KindBuild, KindError, KindResult, KindHypothesis:
+		return true
+	}
+	return false
+}
+
+func (t *tally) keep(ref ItemRef) {
+	t.kept = append(t.kept, ref)
+	t.n.KeptTokens += ref.Tokens
+}
+
+func (t *tally) keepStable(it Item, ref ItemRef, lastThrough int64) {
+	ref.Why = WhyStable
+	t.keep(ref)
+	t.n.WitnessesKept++
+	if it.Seq > lastThrough {
+		t.n.NewWitnesses++
+	}
+	switch it.Kind {
+	case KindConstraint:
+		t.cur.constraints = append(t.cur.constraints, it)
+	case KindDecision:
+		t.cur.decisions = append(t.cur.decisions, it)
+	case KindEffect, KindTest, KindBuild, KindCheckpoint:
+		t.cur.effects = append(t.cur.effects, it)
+	}
+}
+
+// drop records residue. Items no longer in the retained history are listed
+// only when a later witness superseded them; stale residue is what can
+// dominate the useful state.
+func (t *tally) drop(c candidate, ref ItemRef, why string, stale bool) {
+	if !c.inView && why != WhySuperseded {
+		return
+	}
+	ref.Why = why
+	t.dropped = append(t.dropped, ref)
+	if !c.inView {
+		return
+	}
+	t.n.ResidueDropped++
+	t.n.ResidueTokens += ref.Tokens
+	if stale {
+		t.n.StaleDropped++
+		t.n.StaleTokens += ref.Tokens
+	}
+}

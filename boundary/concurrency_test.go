@@ -1,0 +1,49 @@
+package boundary
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/continuity-dev/continuity/diag"
+)
+
+// TestConcurrentSessions observes and decides several sessions at once; run
+// with -race it shows the per-session state is guarded.
+func TestConcurrentSessions(t *testing.T) {
+	ctx := context.Background()
+	s := newService(t, openDB(t, t.TempDir()), Options{})
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		id := fmt.Sprintf("session-%d", i)
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for _, e := range firstTurn.events {
+				s.Observe(id, e)
+			}
+			for seq := int64(5); seq < 40; seq++ {
+				s.Observe(id, testRun(seq, "pkg/parse", seq%2 == 0, "run", 100))
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 5; j++ {
+				if _, err := s.Decide(ctx, id, TurnEnd); err != nil {
+					t.Error(err, err.(*diag.Error).Data)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i := 0; i < 4; i++ {
+		d, err := s.Decide(ctx, fmt.Sprintf("session-%d", i), TurnEnd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.Pin.Recoverable || d.ThroughEvent != "39" {
+			t.Errorf("session-%d: pin %+v through %s", i, d.Pin, d.ThroughEvent)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+// Package boundary owns managed context (DESIGN.md §4, seed 002): the
+// originating-task pin, the classification of session events into stable and
+// swappable state, the seven-step APPEND-or-RESEED procedure run at every
+// context boundary, the decision records it persists, and the positive
+// current-state query a RESEED offers to session continuation as its
+// projection. It serves the pin_task tool and the continuity.boundary Remote.
+//
+// # The pin
+//
+// A pin is the identity of the query a session answers: the exact task text
+// and the event id (host seq) of the message that stated it, addressed by
+// Digest, a SHA-256 over both. By default it is the session's first user
+// message that is not a compaction checkpoint, taken only when the service
+// has seen the session from its start (the session/created event or seq 1, or
+// a re-read through hostapi.Sessions); a mid-session view never yields a
+// default pin, because that would infer the task from a fragment. When the
+// user replaces the task the agent restates it with pin_task {text, reason};
+// the next boundary then reseeds with reason task_changed. Pins are stored
+// in SQLite and verified on every read (digest recomputed, and a default pin
+// compared with its event when that event is in view). A missing or
+// non-verifying pin yields RESEED with reason pin_missing or pin_changed and
+// an unrecoverable pin: the record says so and no projection is offered.
+//
+// # Classification rules
+//
+// Observe turns each event into items {kind, subject, class}. The rules are
+// mechanical; nothing is read from prose except the text itself.
+//
+//	event             condition                                    kind            class
+//	user/message      data.source.kind == "compact-checkpoint"     checkpoint      stable (subject compactionId; resets the view)
+//	user/message      the pin's event (by default the first one)   task            stable (the pin)
+//	user/message      any other                                    request         swappable (the latest after the pin is carried as the current request)
+//	assistant/message data.text, non-empty                         narration       swappable
+//	assistant/message data.annotations[i].kind == "constraint"     constraint      stable
+//	                  "decision"                                   decision        stable
+//	                  "effect"                                     effect          stable
+//	                  "next_action"                                next_action     stable
+//	                  "plan"                                       plan            swappable
+//	                  "hypothesis"                                 hypothesis      swappable
+//	                  "failed_approach"                            failed_approach swappable
+//	                  any other kind                               narration       swappable
+//	tool/result       data.kind "test"|"build", passed true        test|build      stable witness
+//	                  data.kind "test"|"build", otherwise          test|build      swappable (the current failure)
+//	                  data.kind "effect" or "checkpoint", !isError effect|checkpoint stable
+//	                  data.isError without a known kind            error           swappable (subject data.name)
+//	                  anything else                                result          swappable (subject data.name)
+//	usage             {inputTokens, contextWindow}                 —               context pressure when inputTokens ≥ PressureRatio × contextWindow
+//	turn/*, step/*, compaction/*, others                           —               no item
+//
+// Text read: user/message data.text (or data.content as a string or as
+// [{type: "text", text}] parts); assistant/message data.text and
+// data.annotations [{kind, subject?, text}]; tool/result data.callId,
+// data.isError, data.name, data.kind, data.subject, data.passed,
+// data.summary, and data.output only for its size (and its first line when
+// an error has no summary). Unreadable data is counted, never guessed at.
+//
+// # Supersession
+//
+// A later item with the same supersession key supersedes an earlier one:
+// test and build results by (kind, subject), whether passed or failed, so a
+// fresh run of the same package replaces the old result; constraints,
+// decisions, effects and hypotheses by (kind, subject) when the subject is
+// not empty; tool errors and results by tool name; and next_action, plan,
+// request and checkpoint are singletons, the latest one is current.
+// Superseded items are residue and are dropped. Items before the pin's
+// event answer an earlier query and are dropped as before_pin. A current
+// swappable item whose subject is the next action's subject (a failing
+// test, a tool error or result, a hypothesis) is kept as state the next
+// action needs; every other swappable item is dropped.
+//
+// # How agents state stable things
+//
+// Classification reads structure, never prose. An agent (or the host on its
+// behalf) marks what must survive as annotations on assistant/message:
+// {kind: "constraint"|"decision"|"effect"|"next_action"|"plan"|"hypothesis"|
+// "failed_approach", subject, text}. Tools that produce witnesses say so on
+// tool/result: {kind: "test"|"build", subject: "<package or target>", passed}
+// or {kind: "effect"|"checkpoint", subject}, with an optional one-line
+// summary. A user's constraint stated in prose survives only when the agent
+// restates it as a constraint annotation; plain text is narration.
+//
+// # The procedure
+//
+// Decide evaluates, in order, and the first rule that applies decides:
+//
+//  1. pin missing → RESEED pin_missing; pin not verifying → RESEED
+//     pin_changed; pin differs from the previous decision's → RESEED
+//     task_changed (step 1);
+//  2. durable witnesses are read from the store, independent of the view,
+//     and superseded residue is removed (steps 2–3);
+//  3. trigger compaction_start → RESEED compaction_threatens_pin; usage over
+//     the ratio or trigger context_pressure → RESEED context_pressure; stale
+//     tokens (superseded items, failed approaches) above ResidueRatio × kept
+//     tokens → RESEED residue_dominates (seed §5's sufficient conditions);
+//  4. no new current stable item since the previous decision → RESEED
+//     no_new_witness (step 4);
+//  5. retained tokens ≤ reconstruction tokens → APPEND task_sharpened (or
+//     task_established when the new item is the pin itself); otherwise
+//     RESEED reconstruction_cheaper (steps 5–6).
+//
+// Every RESEED with a pin builds the positive query (task verbatim,
+// constraints, decisions, confirmed effects, the current state the next
+// action needs, the current request, the next action), rewrites negated
+// residue away (RewritePositive), and verifies it by parsing it back alone
+// (step 7): the pin digest must recompute from the recovered text and event
+// id, the next action must be recoverable, no negated residue may remain,
+// and under pressure or compaction the query must be smaller than the
+// retained history. A complete reseed offers Projection (continue_session
+// arguments with reason topic_change, phase_change or context_pressure); an
+// incomplete one lists its problems and offers nothing.
+//
+// # Cost
+//
+// Tokens are estimated as one per four characters (EstimateTokens); only
+// comparisons between such estimates decide anything. Retained tokens are
+// what the model-visible history since the last checkpoint costs;
+// reconstruction tokens are the built query plus Options.ReseedOverhead, the
+// fixed price of starting over (lineage block, cold prompt cache), so that
+// small histories are not reseeded to save a handful of tokens.
+package boundary

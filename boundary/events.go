@@ -1,0 +1,187 @@
+package boundary
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/tidwall/gjson"
+)
+
+// Event types the classifier reads (PROTOCOL.md §4) plus the usage event
+// this package defines: {inputTokens, contextWindow}, sent by the host (or
+// the plugin's own payload path) after each model response so that context
+// pressure is a boundary like any other.
+const (
+	EventSessionCreated   = "session/created"
+	EventUserMessage      = "user/message"
+	EventAssistantMessage = "assistant/message"
+	EventToolResult       = "tool/result"
+	EventUsage            = "usage"
+)
+
+// Bounds on the text an item keeps. Tokens are always measured on the full
+// content; only the kept copy is bounded, so memory per item stays small.
+const (
+	maxAnnotationText = 16384
+	maxSummaryText    = 1024
+	maxErrorLine      = 200
+)
+
+// Usage is the latest usage event of a session.
+type Usage struct {
+	Seq           int64
+	InputTokens   int64
+	ContextWindow int64
+}
+
+// parsed is what one event contributes.
+type parsed struct {
+	items      []Item
+	userText   *string // a non-checkpoint user message's exact text
+	checkpoint bool
+	usage      *Usage
+	created    bool
+	unreadable bool
+}
+
+// parseEvent applies the classification rules of the package doc to one
+// event. It never fails: data it cannot read is reported as unreadable.
+func parseEvent(ev hostapi.Event) parsed {
+	var p parsed
+	if ev.Type == EventSessionCreated {
+		p.created = true
+		return p
+	}
+	switch ev.Type {
+	case EventUserMessage, EventAssistantMessage, EventToolResult, EventUsage:
+	default:
+		return p
+	}
+	if len(ev.Data) == 0 || !gjson.ValidBytes(ev.Data) || !gjson.ParseBytes(ev.Data).IsObject() {
+		p.unreadable = true
+		return p
+	}
+	d := gjson.ParseBytes(ev.Data)
+	switch ev.Type {
+	case EventUserMessage:
+		parseUser(ev.Seq, d, &p)
+	case EventAssistantMessage:
+		parseAssistant(ev.Seq, d, &p)
+	case EventToolResult:
+		parseToolResult(ev.Seq, d, &p)
+	case EventUsage:
+		in, win := d.Get("inputTokens"), d.Get("contextWindow")
+		if in.Type != gjson.Number || win.Type != gjson.Number || in.Int() < 0 || win.Int() <= 0 {
+			p.unreadable = true
+			return p
+		}
+		p.usage = &Usage{Seq: ev.Seq, InputTokens: in.Int(), ContextWindow: win.Int()}
+	}
+	for i := range p.items {
+		p.items[i].classify()
+	}
+	return p
+}
+
+func parseUser(seq int64, d gjson.Result, p *parsed) {
+	text := messageText(d)
+	if d.Get("source.kind").String() == "compact-checkpoint" {
+		p.checkpoint = true
+		p.items = append(p.items, Item{Seq: seq, Kind: KindCheckpoint,
+			Subject: d.Get("source.compactionId").String(), Tokens: EstimateTokens(text)})
+		return
+	}
+	p.userText = &text
+	p.items = append(p.items, Item{Seq: seq, Kind: KindRequest, Text: text, Tokens: EstimateTokens(text)})
+}
+
+// messageText reads data.text, or data.content as a string or as text parts.
+func messageText(d gjson.Result) string {
+	if t := d.Get("text"); t.Type == gjson.String {
+		return t.String()
+	}
+	c := d.Get("content")
+	if c.Type == gjson.String {
+		return c.String()
+	}
+	var b strings.Builder
+	c.ForEach(func(_, part gjson.Result) bool {
+		if part.Get("type").String() == "text" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(part.Get("text").String())
+		}
+		return true
+	})
+	return b.String()
+}
+
+func parseAssistant(seq int64, d gjson.Result, p *parsed) {
+	if text := messageText(d); strings.TrimSpace(text) != "" {
+		p.items = append(p.items, Item{Seq: seq, Kind: KindNarration, Tokens: EstimateTokens(text)})
+	}
+	d.Get("annotations").ForEach(func(_, a gjson.Result) bool {
+		text := a.Get("text").String()
+		kind, ok := annotationKinds[a.Get("kind").String()]
+		if !ok || strings.TrimSpace(text) == "" {
+			kind = KindNarration
+		}
+		it := Item{Seq: seq, Index: len(p.items), Kind: kind, Subject: bounded(a.Get("subject").String(), 256),
+			Tokens: EstimateTokens(text)}
+		if kind != KindNarration {
+			it.Text = bounded(text, maxAnnotationText)
+		}
+		p.items = append(p.items, it)
+		return true
+	})
+}
+
+func parseToolResult(seq int64, d gjson.Result, p *parsed) {
+	isError := d.Get("isError").Bool()
+	name := bounded(d.Get("name").String(), 256)
+	out := d.Get("output")
+	size := len(out.Raw)
+	if out.Type == gjson.String {
+		size = len(out.Str)
+	}
+	it := Item{Seq: seq, Kind: KindResult, Subject: name, Tokens: tokensForChars(size)}
+	it.Text = bounded(d.Get("summary").String(), maxSummaryText)
+	it.Tokens += EstimateTokens(it.Text)
+	subject := d.Get("subject")
+	switch kind := d.Get("kind").String(); {
+	case (kind == "test" || kind == "build") && subject.Type == gjson.String:
+		it.Kind, it.Subject = Kind(kind), bounded(subject.String(), 256)
+		passed := d.Get("passed").Type == gjson.True && !isError
+		it.Passed = &passed
+	case (kind == "effect" || kind == "checkpoint") && subject.Type == gjson.String && !isError:
+		it.Kind, it.Subject = Kind(kind), bounded(subject.String(), 256)
+	case isError:
+		it.Kind = KindError
+		if it.Text == "" && out.Type == gjson.String {
+			it.Text = bounded(firstLine(out.Str), maxErrorLine)
+		}
+	}
+	p.items = append(p.items, it)
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// bounded cuts s to at most n bytes on a rune boundary, marking the cut.
+func bounded(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

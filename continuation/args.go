@@ -1,0 +1,142 @@
+package continuation
+
+import (
+	"encoding/json"
+	"regexp"
+
+	"github.com/continuity-dev/continuity/diag"
+	uicontract "github.com/continuity-dev/continuity/ui-contract"
+)
+
+// ContinueArgs is continue_session's argument object, the seed's shape plus
+// one optional member: Corrects names an edge whose successor is the caller,
+// asking for a corrected successor from that edge's predecessor.
+type ContinueArgs struct {
+	Reason      string    `json:"reason"`
+	Title       string    `json:"title"`
+	Description string    `json:"description,omitempty"`
+	Handoff     Handoff   `json:"handoff"`
+	Sources     []Source  `json:"sources"`
+	Transfer    *Transfer `json:"transfer,omitempty"`
+	Corrects    string    `json:"corrects,omitempty"`
+}
+
+// Handoff is the agent-authored orientation. It is narrative, never state.
+type Handoff struct {
+	Purpose          string   `json:"purpose"`
+	CurrentRequest   string   `json:"currentRequest"`
+	EstablishedFacts []string `json:"establishedFacts,omitempty"`
+	Decisions        []string `json:"decisions,omitempty"`
+	OpenQuestions    []string `json:"openQuestions,omitempty"`
+	NextActions      []string `json:"nextActions,omitempty"`
+	Cautions         []string `json:"cautions,omitempty"`
+}
+
+// Source is one cited breadcrumb; Kind selects which members apply.
+type Source struct {
+	Kind        string `json:"kind"`
+	SessionID   string `json:"sessionId,omitempty"`
+	FromEventID string `json:"fromEventId,omitempty"`
+	ToEventID   string `json:"toEventId,omitempty"`
+	EventID     string `json:"eventId,omitempty"`
+	URL         string `json:"url,omitempty"`
+	Version     string `json:"version,omitempty"`
+	BlockID     string `json:"blockId,omitempty"`
+	Path        string `json:"path,omitempty"`
+	CID         string `json:"cid,omitempty"`
+	Relevance   string `json:"relevance"`
+}
+
+// Transfer is the explicit structured-state transfer.
+type Transfer struct {
+	Plan            string   `json:"plan,omitempty"`
+	PendingRuns     []string `json:"pendingRuns,omitempty"`
+	PinnedTools     []string `json:"pinnedTools,omitempty"`
+	PinnedResources []string `json:"pinnedResources,omitempty"`
+}
+
+// Source kinds.
+const (
+	KindSessionEvents = "session_events"
+	KindSessionEvent  = "session_event"
+	KindResource      = "resource"
+	KindMemory        = "memory"
+)
+
+// span returns a session source's inclusive seq range.
+func (s Source) span() (from, to int64) {
+	if s.Kind == KindSessionEvent {
+		n, _ := parseEventID(s.EventID)
+		return n, n
+	}
+	from, _ = parseEventID(s.FromEventID)
+	to, _ = parseEventID(s.ToEventID)
+	return from, to
+}
+
+func (s Source) isSession() bool { return s.Kind == KindSessionEvents || s.Kind == KindSessionEvent }
+
+// lineageTag matches any attempt to open or close a <session_continuation>
+// element. Only the runtime writes that block; model-authored text that
+// contains one could impersonate lineage, so it is refused, not escaped.
+var lineageTag = regexp.MustCompile(`(?i)<\s*/?\s*session_continuation`)
+
+// decodeArgs validates raw against the named schema and decodes it into v.
+// The schema error names the failing member, never its value.
+func decodeArgs(schema string, raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		raw = json.RawMessage(`{}`)
+	}
+	if err := uicontract.Validate(schema, raw); err != nil {
+		return diag.Newf(CodeArgumentsInvalid, "%s: %v", schema, err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return diag.Newf(CodeArgumentsInvalid, "%s: %v", schema, err)
+	}
+	return nil
+}
+
+// parseContinueArgs validates continue_session arguments: the schema first,
+// then the rules a schema cannot state (ordered ranges, no runtime-only
+// lineage text in anything the model wrote).
+func parseContinueArgs(raw json.RawMessage) (ContinueArgs, error) {
+	var a ContinueArgs
+	if err := decodeArgs("tool/continue_session.args", raw, &a); err != nil {
+		return a, err
+	}
+	for i, s := range a.Sources {
+		if s.Kind == KindSessionEvents {
+			if from, to := s.span(); from > to {
+				return a, diag.Newf(CodeArgumentsInvalid, "sources/%d: fromEventId is after toEventId", i).With("index", i)
+			}
+		}
+	}
+	for _, t := range a.authoredTexts() {
+		if lineageTag.MatchString(t.text) {
+			return a, diag.Newf(CodeHandoffInvalid, "%s contains a <session_continuation> block; only the runtime writes lineage", t.where).With("member", t.where)
+		}
+	}
+	return a, nil
+}
+
+type authored struct{ where, text string }
+
+// authoredTexts lists every model-written string with its location.
+func (a ContinueArgs) authoredTexts() []authored {
+	out := []authored{{"title", a.Title}, {"description", a.Description},
+		{"handoff/purpose", a.Handoff.Purpose}, {"handoff/currentRequest", a.Handoff.CurrentRequest}}
+	lists := []struct {
+		name string
+		v    []string
+	}{{"establishedFacts", a.Handoff.EstablishedFacts}, {"decisions", a.Handoff.Decisions},
+		{"openQuestions", a.Handoff.OpenQuestions}, {"nextActions", a.Handoff.NextActions}, {"cautions", a.Handoff.Cautions}}
+	for _, l := range lists {
+		for _, s := range l.v {
+			out = append(out, authored{"handoff/" + l.name, s})
+		}
+	}
+	for _, s := range a.Sources {
+		out = append(out, authored{"sources/relevance", s.Relevance})
+	}
+	return out
+}

@@ -1,0 +1,110 @@
+package continuation
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/continuity-dev/continuity/diag"
+	"github.com/continuity-dev/continuity/hostapi"
+)
+
+// ContinueResult is continue_session's structured result.
+type ContinueResult struct {
+	SuccessorID string `json:"successorId"`
+	EdgeID      string `json:"edgeId"`
+	ManifestID  string `json:"manifestId"`
+	Created     bool   `json:"created"`
+}
+
+// ContinuedEvent is the single argument of the session.continued remote event.
+type ContinuedEvent struct {
+	PredecessorID string `json:"predecessorId"`
+	SuccessorID   string `json:"successorId"`
+	EdgeID        string `json:"edgeId"`
+	ManifestID    string `json:"manifestId"`
+	Reason        string `json:"reason"`
+}
+
+// EventContinued is the remote event name clients navigate on.
+const EventContinued = "session.continued"
+
+// continueSession runs continue_session. The idempotency key is derived
+// from (calling session, call id): a committed key answers with its
+// successor and created=false; a pending key (the host may or may not have
+// created the successor before a crash) is finished with the context it
+// stored, so the host's idempotent create yields the one successor it
+// already made; a new key is validated, compiled, written as a pending
+// intent, created on the host and committed. created is true exactly for
+// the answer that committed the edge, and only that answer emits
+// session.continued.
+func (s *Service) continueSession(ctx context.Context, call ToolCall) (ToolResult, error) {
+	if call.SessionID == "" || call.CallID == "" {
+		return ToolResult{}, diag.New(CodeArgumentsInvalid, "continue_session needs the calling session and call id")
+	}
+	args, err := parseContinueArgs(call.Arguments)
+	if err != nil {
+		return ToolResult{}, err
+	}
+	key := idempotencyKey(call.SessionID, call.CallID)
+	argsDigest := digestOf(marshal(args))
+	e, err := edgeByKey(ctx, s.db, key)
+	if err != nil {
+		return ToolResult{}, storeErr("read edge", err)
+	}
+	if e == nil {
+		in, err := s.prepare(ctx, call, args, key, argsDigest)
+		if err != nil {
+			return ToolResult{}, err
+		}
+		if e, err = insertIntent(ctx, s.db, in); err != nil {
+			return ToolResult{}, err
+		}
+		if e == nil {
+			e = &in.edge
+		}
+	}
+	if e.argsDigest != argsDigest {
+		return ToolResult{}, diag.Newf(CodeReplayMismatch, "call %s was already made with other arguments", call.CallID).With("callId", call.CallID)
+	}
+	if e.committed {
+		return continuedResult(e, false), nil
+	}
+	return s.finish(ctx, e)
+}
+
+// finish asks the host for the successor and commits the edge.
+func (s *Service) finish(ctx context.Context, e *Edge) (ToolResult, error) {
+	created, err := s.sessions.Create(ctx, hostapi.CreateSession{
+		IdempotencyKey: e.IdempotencyKey, PredecessorID: e.PredecessorID, Title: e.Title,
+		Header: &hostapi.SessionHeader{IsSeeded: true, Origin: e.OriginID}, Context: e.context,
+	})
+	if err == nil && created.SessionID == "" {
+		err = fmt.Errorf("empty session id")
+	}
+	if err != nil {
+		d := diag.Newf(CodeHostCreateFailed, "the host did not create the successor of %s; replaying this call retries", e.PredecessorID).With("edgeId", e.ID)
+		if c := diag.CodeOf(err); c != "" {
+			d = d.With("hostCode", c)
+		}
+		return ToolResult{}, d
+	}
+	ce, fresh, err := commitEdge(ctx, s.db, e.ID, created.SessionID, s.opts.Now().UnixMilli())
+	if err != nil {
+		return ToolResult{}, err
+	}
+	if fresh && s.emit != nil {
+		// A lost notification is not a lost continuation: the transition
+		// card and the lineage Remote still lead to the successor.
+		_ = s.emit.Emit(ctx, EventContinued, ContinuedEvent{
+			PredecessorID: ce.PredecessorID, SuccessorID: ce.SuccessorID, EdgeID: ce.ID, ManifestID: ce.ManifestID, Reason: ce.Reason})
+	}
+	return continuedResult(ce, fresh), nil
+}
+
+func continuedResult(e *Edge, created bool) ToolResult {
+	r := textResult(fmt.Sprintf("Continued in session %s (edge %s, manifest %s). This turn ends; the successor answers there.",
+		e.SuccessorID, e.ID, e.ManifestID),
+		ContinueResult{SuccessorID: e.SuccessorID, EdgeID: e.ID, ManifestID: e.ManifestID, Created: created})
+	r.EndsTurn = true
+	return r
+}

@@ -1,0 +1,152 @@
+package continuation
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/continuity-dev/continuity/diag"
+	uicontract "github.com/continuity-dev/continuity/ui-contract"
+)
+
+// The codes this package owns, as its sentinels carry them.
+var ownedCodes = []*diag.Error{ErrArgumentsInvalid, ErrHandoffInvalid, ErrSourceUnavailable, ErrSourceLimit,
+	ErrInitiatingEventUnavailable, ErrUnsettledEffects, ErrTransferInvalid, ErrCycle, ErrPredecessorConflict,
+	ErrRateLimited, ErrReplayMismatch, ErrHostCreateFailed, ErrLineageForbidden, ErrNotFound, ErrUnknownTool,
+	ErrUnknownMethod, ErrStoreFailed}
+
+func TestCodesListMatchesConstants(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "ui-contract", "schemas", "codes", "continuity.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		AnyOf []struct {
+			Const       string `json:"const"`
+			Owner       string `json:"x-owner"`
+			Description string `json:"description"`
+		} `json:"anyOf"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var listed, defined []string
+	for _, c := range doc.AnyOf {
+		if c.Owner == "continuation" {
+			listed = append(listed, c.Const)
+			if c.Description == "" {
+				t.Errorf("%s has no description", c.Const)
+			}
+		}
+	}
+	for _, d := range ownedCodes {
+		defined = append(defined, d.Code)
+		if err := uicontract.Validate("codes/continuity", []byte(`"`+d.Code+`"`)); err != nil {
+			t.Errorf("%s: %v", d.Code, err)
+		}
+	}
+	sort.Strings(listed)
+	sort.Strings(defined)
+	if strings.Join(listed, " ") != strings.Join(defined, " ") {
+		t.Fatalf("codes/continuity lists\n%v\nthe package defines\n%v", listed, defined)
+	}
+	if uicontract.Validate("codes/continuity", []byte(`"CONTINUITY_BOGUS"`)) == nil {
+		t.Fatal("an unknown code validates")
+	}
+}
+
+// Tool argument schemas go out as inputSchema, so they must not refer to
+// other files.
+func TestToolDefinitionsAreSelfContained(t *testing.T) {
+	for _, d := range ToolDefinitions() {
+		if _, err := uicontract.Schema(d.InputSchema); err != nil {
+			t.Fatalf("%s: %v", d.Name, err)
+		}
+		b, err := os.ReadFile(filepath.Join("..", "ui-contract", "schemas", d.InputSchema+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"$ref": "../`) || strings.Contains(string(b), `.json`) {
+			t.Fatalf("%s refers to another file", d.InputSchema)
+		}
+		if d.InputSchema != "tool/"+d.Name+".args" || d.Description == "" {
+			t.Fatalf("definition %+v", d)
+		}
+	}
+}
+
+func TestToolResultsMatchSchemas(t *testing.T) {
+	e, r := continued(t)
+	cases := []struct{ caller, name, args string }{
+		{r.SuccessorID, ToolSessionLineage, `{}`},
+		{r.SuccessorID, ToolProjectionManifest, `{}`},
+		{r.SuccessorID, ToolProjectionManifest, `{"manifestId":"` + r.ManifestID + `"}`},
+		{r.SuccessorID, ToolSessionRecall, `{"sessionId":"A","fromEventId":"1","toEventId":"7"}`},
+		{"A", ToolProjectionManifest, `{}`},
+		{"A", ToolSessionLineage, `{"x":1}`},
+		{r.SuccessorID, ToolProjectionManifest, `{"manifestId":"projection-elsewhere"}`},
+		{"A", ToolContinueSession, argsFile(t, "injected")},
+	}
+	for _, c := range cases {
+		res := e.call(c.caller, "x", c.name, c.args)
+		if err := uicontract.ValidateValue("tool/"+c.name+".structured", mustJSONValue(t, res.Structured)); err != nil {
+			t.Fatalf("%s %s: %v", c.name, c.args, err)
+		}
+		if len(res.Content) != 1 || res.Content[0].Type != "text" || res.Content[0].Text == "" {
+			t.Fatalf("%s content %+v", c.name, res.Content)
+		}
+	}
+	if _, err := e.svc.Tool(context.Background(), ToolCall{Name: "pin_task"}); !diag.Has(err, CodeUnknownTool) {
+		t.Fatalf("foreign tool: %v", err)
+	}
+}
+
+func TestRemotes(t *testing.T) {
+	e, r := continued(t)
+	ctx := context.Background()
+	cases := []struct {
+		method, args, code string
+	}{
+		{RemoteLineage, `{"agentId":"A"}`, ""},
+		{RemoteLineage, `{"agentId":"` + r.SuccessorID + `"}`, ""},
+		{RemoteLineage, `{"agentId":"never-continued"}`, ""},
+		{RemoteHandoff, `{"edgeId":"` + r.EdgeID + `"}`, ""},
+		{RemoteManifest, `{"manifestId":"` + r.ManifestID + `"}`, ""},
+		{RemoteHandoff, `{"edgeId":"continuation-none"}`, CodeNotFound},
+		{RemoteManifest, `{"manifestId":"projection-none"}`, CodeNotFound},
+		{RemoteLineage, `{"agentId":"A","extra":1}`, CodeArgumentsInvalid},
+		{RemoteLineage, `{}`, CodeArgumentsInvalid},
+		{"accountSwitch", `{}`, CodeUnknownMethod},
+	}
+	for _, c := range cases {
+		v, err := e.svc.Remote(ctx, c.method, json.RawMessage(c.args))
+		if got := errorCode(err); got != c.code {
+			t.Fatalf("%s %s: code %q, want %q", c.method, c.args, got, c.code)
+		}
+		if err != nil {
+			if b := EnvelopeError(err); b.Details == nil || b.Message == "" {
+				t.Fatalf("envelope error %+v", b)
+			}
+			continue
+		}
+		if err := uicontract.ValidateValue("remote/continuity/"+c.method+".value", mustJSONValue(t, v)); err != nil {
+			t.Fatalf("%s: %v", c.method, err)
+		}
+	}
+	pred, _ := e.svc.Remote(ctx, RemoteLineage, json.RawMessage(`{"agentId":"A"}`))
+	if lv := pred.(LineageValue); lv.Banner != nil || len(lv.Cards) != 1 || lv.Cards[0].Carried.Decisions != 2 || lv.Cards[0].Carried.Omitted == 0 {
+		t.Fatalf("predecessor lineage %+v", lv)
+	}
+	succ, _ := e.svc.Remote(ctx, RemoteLineage, json.RawMessage(`{"agentId":"`+r.SuccessorID+`"}`))
+	if lv := succ.(LineageValue); lv.Banner == nil || lv.Banner.PredecessorID != "A" || lv.Banner.EdgeID != r.EdgeID {
+		t.Fatalf("successor lineage %+v", lv)
+	}
+	h, _ := e.svc.Remote(ctx, RemoteHandoff, json.RawMessage(`{"edgeId":"`+r.EdgeID+`"}`))
+	if hi := h.(HandoffInspector); len(hi.Omitted) != 5 || hi.Handoff.CurrentRequest == "" || hi.InitiatingEvent.EventID != "6" {
+		t.Fatalf("inspector %+v", hi)
+	}
+}

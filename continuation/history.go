@@ -1,0 +1,161 @@
+package continuation
+
+import (
+	"context"
+
+	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/tidwall/gjson"
+)
+
+// Host event types this package reads. PROTOCOL.md §4 names the message,
+// turn and tool/result types; run/start, run/end, tool/call and plan/update
+// are the host's delegated-run, tool-call and plan events, which hosts that
+// lack them simply never send (then nothing is pending and there is no plan).
+const (
+	evUserMessage      = "user/message"
+	evAssistantMessage = "assistant/message"
+	evTurnStart        = "turn/start"
+	evToolCall         = "tool/call"
+	evToolResult       = "tool/result"
+	evRunStart         = "run/start"
+	evRunEnd           = "run/end"
+	evPlanUpdate       = "plan/update"
+)
+
+// pendingEffect is an effect the predecessor started and has not settled:
+// a delegated run (run/start {runId, callId?} without run/end {runId}) or a
+// tool call (tool/call {callId}, or an entry of assistant/message
+// data.toolCalls[] with callId or id) without tool/result {callId}.
+// continue_session calls are not effects: each is idempotent by its call
+// id and either committed its edge or did nothing, so none is orphaned.
+type pendingEffect struct {
+	ID     string `json:"id"`
+	Kind   string `json:"kind"` // "run" or "tool_call"
+	CallID string `json:"callId,omitempty"`
+	Seq    int64  `json:"-"`
+}
+
+// history is what continuation needs to know about a predecessor, gathered
+// in one streaming pass over its events.
+type history struct {
+	initiating     *hostapi.Event
+	initiatingTurn *int64
+	before         []hostapi.Event // user/assistant messages before the initiating one, oldest first
+	pending        map[string]pendingEffect
+	pendingOrder   []string
+	plan           *hostapi.Event
+	lastSeq        int64
+}
+
+// isCheckpoint reports whether a user/message is a compaction checkpoint:
+// generated prose that replaced history, never the user's words.
+func isCheckpoint(data []byte) bool {
+	return gjson.GetBytes(data, "source.kind").String() == "compact-checkpoint"
+}
+
+// messageText returns the raw JSON string token of a message's text: data.text,
+// or data.content when that is a string. ok is false for other shapes.
+func messageText(data []byte) (raw string, ok bool) {
+	for _, k := range []string{"text", "content"} {
+		if r := gjson.GetBytes(data, k); r.Type == gjson.String {
+			return r.Raw, true
+		}
+	}
+	return "", false
+}
+
+// scanHistory reads the whole predecessor once. The initiating message is
+// the last user/message that is not a checkpoint, or — when fixedSeq > 0 (a
+// correction) — exactly the event with that seq. window bounds how many
+// earlier messages are kept for recent exchanges and excerpts.
+func scanHistory(ctx context.Context, s hostapi.Sessions, sessionID string, fixedSeq int64, window int) (*history, error) {
+	h := &history{pending: map[string]pendingEffect{}}
+	var ring []hostapi.Event
+	var turn *int64
+	settle := func(id string) { delete(h.pending, id) }
+	open := func(p pendingEffect) {
+		if p.ID == "" {
+			return
+		}
+		if _, dup := h.pending[p.ID]; !dup {
+			h.pendingOrder = append(h.pendingOrder, p.ID)
+		}
+		h.pending[p.ID] = p
+	}
+	_, err := readEach(ctx, s, sessionID, 1, maxSafeSeq, func(ev hostapi.Event) error {
+		h.lastSeq = ev.Seq
+		switch ev.Type {
+		case evTurnStart:
+			if t := gjson.GetBytes(ev.Data, "turn"); t.Exists() {
+				v := t.Int()
+				turn = &v
+			}
+		case evUserMessage, evAssistantMessage:
+			if ev.Type == evUserMessage && !isCheckpoint(ev.Data) && (fixedSeq == 0 || ev.Seq == fixedSeq) && (h.initiating == nil || fixedSeq == 0) {
+				e := ev
+				h.initiating, h.initiatingTurn = &e, turn
+				h.before = append([]hostapi.Event(nil), ring...)
+			}
+			if ev.Type == evAssistantMessage {
+				gjson.GetBytes(ev.Data, "toolCalls").ForEach(func(_, c gjson.Result) bool {
+					id := c.Get("callId").String()
+					if id == "" {
+						id = c.Get("id").String()
+					}
+					if c.Get("name").String() != ToolContinueSession {
+						open(pendingEffect{ID: id, Kind: "tool_call", CallID: id, Seq: ev.Seq})
+					}
+					return true
+				})
+			}
+			if !isCheckpoint(ev.Data) && (fixedSeq == 0 || ev.Seq < fixedSeq) {
+				ring = append(ring, ev)
+				if len(ring) > window {
+					ring = ring[1:]
+				}
+			}
+		case evToolCall:
+			if gjson.GetBytes(ev.Data, "name").String() != ToolContinueSession {
+				id := gjson.GetBytes(ev.Data, "callId").String()
+				open(pendingEffect{ID: id, Kind: "tool_call", CallID: id, Seq: ev.Seq})
+			}
+		case evToolResult:
+			settle(gjson.GetBytes(ev.Data, "callId").String())
+		case evRunStart:
+			open(pendingEffect{ID: gjson.GetBytes(ev.Data, "runId").String(), Kind: "run",
+				CallID: gjson.GetBytes(ev.Data, "callId").String(), Seq: ev.Seq})
+		case evRunEnd:
+			settle(gjson.GetBytes(ev.Data, "runId").String())
+		case evPlanUpdate:
+			e := ev
+			h.plan = &e
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, unavailable(sessionID, err)
+	}
+	return h, nil
+}
+
+// pendingList returns the unsettled effects in the order they started.
+func (h *history) pendingList() []pendingEffect {
+	var out []pendingEffect
+	seen := map[string]bool{}
+	for _, id := range h.pendingOrder {
+		if p, ok := h.pending[id]; ok && !seen[id] {
+			seen[id] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// planRevision is the carried plan's revision: data.revision when the host
+// gives one, otherwise the plan event's seq, which identifies it exactly.
+func planRevision(ev *hostapi.Event) string {
+	if r := gjson.GetBytes(ev.Data, "revision"); r.Exists() && r.Type != gjson.Null {
+		return r.String()
+	}
+	return eventID(ev.Seq)
+}

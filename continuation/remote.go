@@ -1,0 +1,57 @@
+package continuation
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/continuity-dev/continuity/diag"
+)
+
+// Remote method names in the continuity namespace that this package serves.
+const (
+	RemoteLineage  = "lineage"
+	RemoteHandoff  = "handoff"
+	RemoteManifest = "manifest"
+)
+
+// RemoteMethods lists the continuity Remote methods this package serves.
+func RemoteMethods() []string { return []string{RemoteLineage, RemoteHandoff, RemoteManifest} }
+
+// Remote serves continuity.lineage {agentId}, continuity.handoff {edgeId}
+// and continuity.manifest {manifestId}. args are checked against
+// remote/continuity/<method>.args. The value goes in {ok: true, value}; an
+// error is a *diag.Error for {ok: false, error: {code, message, details}}
+// (see EnvelopeError). An unknown method is CONTINUITY_UNKNOWN_METHOD.
+func (s *Service) Remote(ctx context.Context, method string, args json.RawMessage) (any, error) {
+	switch method {
+	case RemoteLineage:
+		var a struct {
+			AgentID string `json:"agentId"`
+		}
+		if err := decodeArgs("remote/continuity/lineage.args", args, &a); err != nil {
+			return nil, err
+		}
+		return s.Lineage(ctx, a.AgentID)
+	case RemoteHandoff:
+		var a struct {
+			EdgeID string `json:"edgeId"`
+		}
+		if err := decodeArgs("remote/continuity/handoff.args", args, &a); err != nil {
+			return nil, err
+		}
+		return s.Handoff(ctx, a.EdgeID)
+	case RemoteManifest:
+		var a struct {
+			ManifestID string `json:"manifestId"`
+		}
+		if err := decodeArgs("remote/continuity/manifest.args", args, &a); err != nil {
+			return nil, err
+		}
+		return s.Manifest(ctx, a.ManifestID)
+	}
+	return nil, diag.Newf(CodeUnknownMethod, "continuity.%s is not a continuation method", method).With("method", method)
+}
+
+// EnvelopeError is the error member of a failed DSH Remote envelope, built
+// from any error Remote returns.
+func EnvelopeError(err error) ErrorBody { return errorBody(err) }

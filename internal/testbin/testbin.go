@@ -1,0 +1,57 @@
+// Package testbin builds the real continuity binary once per test process,
+// so end-to-end tests drive exactly what hosts start.
+package testbin
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+)
+
+// Path returns the path of a freshly built continuity binary. The build
+// happens once per test process (the Go build cache makes it quick) into a
+// directory removed when the process exits via Cleanup.
+func Path(t testing.TB) string {
+	t.Helper()
+	once.Do(build)
+	if err != nil {
+		t.Fatalf("building continuity: %v\n%s", err, out)
+	}
+	return path
+}
+
+func build() {
+	var gomod []byte
+	gomod, err = exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return
+	}
+	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	dir, derr := os.MkdirTemp("", "continuity-bin-")
+	if derr != nil {
+		err = derr
+		return
+	}
+	path = filepath.Join(dir, "continuity")
+	cmd := exec.Command("go", "build", "-o", path, "./cmd/continuity")
+	cmd.Dir = root
+	out, err = cmd.CombinedOutput()
+}
+
+// Cleanup removes the built binary's directory; call it from TestMain after
+// m.Run.
+func Cleanup() {
+	if path != "" {
+		os.RemoveAll(filepath.Dir(path))
+	}
+}

@@ -1,0 +1,75 @@
+package plugin_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/continuity-dev/continuity/fixtures/host"
+	"github.com/continuity-dev/continuity/internal/testbin"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+// startHost runs the real binary under the host double with validation of
+// every message it sends; the test fails on any schema violation.
+func startHost(t *testing.T, cfg host.Config) *host.Host {
+	t.Helper()
+	cfg.Binary = testbin.Path(t)
+	cfg.Validate = true
+	cfg.StderrJSON = true
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
+	}
+	h, err := host.Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		h.Close()
+		h.AssertClean(t)
+		if t.Failed() {
+			t.Logf("plugin stderr:\n%s", h.StderrTail())
+		}
+	})
+	return h
+}
+
+// initialized starts a host and initializes the plugin.
+func initialized(t *testing.T, cfg host.Config, caps host.Capabilities) *host.Host {
+	t.Helper()
+	h := startHost(t, cfg)
+	res, err := h.Initialize(ctxT(t), caps)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if res.Activation.State != "ready" {
+		t.Fatalf("activation = %+v", res.Activation)
+	}
+	return h
+}
+
+// ctxT bounds one step of a test so a hang fails instead of stalling.
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// dataCode returns data.code of a JSON-RPC error.
+func dataCode(e *host.RPCError) string {
+	if e == nil {
+		return ""
+	}
+	var d struct {
+		Code string `json:"code"`
+	}
+	_ = json.Unmarshal(e.Data, &d)
+	return d.Code
+}

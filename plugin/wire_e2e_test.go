@@ -1,0 +1,160 @@
+package plugin_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/continuity-dev/continuity/fixtures/host"
+)
+
+func TestRequestBeforeInitializeIsRefused(t *testing.T) {
+	h := startHost(t, host.Config{})
+	_, rerr, err := h.Call(ctxT(t), "remote/invoke", map[string]any{"namespace": "continuity", "method": "notices", "args": map[string]any{"agentId": "s1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rerr == nil || rerr.Code != -32002 {
+		t.Fatalf("got %v, want -32002", rerr)
+	}
+	if _, err := h.Initialize(ctxT(t), host.AllCapabilities()); err != nil {
+		t.Fatalf("initialize after a refused request: %v", err)
+	}
+}
+
+func TestMalformedFramesKeepTheConnection(t *testing.T) {
+	h := initialized(t, host.Config{}, host.AllCapabilities())
+	cases := []struct {
+		line string
+		code int
+	}{
+		{`this is not json`, -32700},
+		{`{"jsonrpc":"2.0","id":7,"method":`, -32700},
+		{`"a string"`, -32700},
+		{`[{"jsonrpc":"2.0","id":1,"method":"shutdown"}]`, -32600},
+		{`{"jsonrpc":"2.0","result":{}}`, -32600},
+	}
+	for _, c := range cases {
+		if err := h.SendLine([]byte(c.line)); err != nil {
+			t.Fatal(err)
+		}
+		m, err := h.NextOrphan(ctxT(t))
+		if err != nil {
+			t.Fatalf("%q: %v", c.line, err)
+		}
+		if m.Error == nil || m.Error.Code != c.code {
+			t.Fatalf("%q: got %s, want code %d", c.line, m.Raw, c.code)
+		}
+	}
+	// A request with an id but no jsonrpc member is answered with its id.
+	if err := h.SendLine([]byte(`{"id":"bad_1","method":"shutdown"}`)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		m, err := h.NextMessage(ctxT(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Kind != host.KindResponse {
+			continue // the plugin's own calls to the host
+		}
+		if m.Error == nil || m.Error.Code != -32600 || string(m.ID) != `"bad_1"` {
+			t.Fatalf("missing jsonrpc: %s", m.Raw)
+		}
+		break
+	}
+	// The connection is still up: a request is answered.
+	res, rerr, err := h.Call(ctxT(t), "remote/invoke", map[string]any{"namespace": "continuity", "method": "notices", "args": map[string]any{"agentId": "s1"}})
+	if err != nil || rerr != nil {
+		t.Fatalf("after malformed frames: %v %v", err, rerr)
+	}
+	if !strings.Contains(string(res), `"ok":true`) {
+		t.Fatalf("result %s", res)
+	}
+}
+
+func TestUnknownMethodAndBadParams(t *testing.T) {
+	h := initialized(t, host.Config{}, host.AllCapabilities())
+	_, rerr, err := h.Call(ctxT(t), "no/such", map[string]any{})
+	if err != nil || rerr == nil || rerr.Code != -32601 {
+		t.Fatalf("unknown method: %v %v", rerr, err)
+	}
+	_, rerr, err = h.Call(ctxT(t), "agent/request", map[string]any{"sessionId": 3})
+	if err != nil || rerr == nil || rerr.Code != -32602 {
+		t.Fatalf("bad params: %v %v", rerr, err)
+	}
+	_, rerr, err = h.CallRaw(ctxT(t), "llm/payload", []byte(`{"requestId":"r","sessionId":"s","turn":1,"step":1,"provider":"p","model":"m","purpose":"chat","payload":[1]}`))
+	if err != nil || rerr == nil || rerr.Code != -32602 {
+		t.Fatalf("payload not an object: %v %v", rerr, err)
+	}
+}
+
+func TestUnsupportedProtocolVersion(t *testing.T) {
+	h := startHost(t, host.Config{})
+	_, rerr, err := h.Call(ctxT(t), "initialize", map[string]any{"protocolVersion": "2", "host": map[string]string{"name": "x", "version": "1"}, "capabilities": host.AllCapabilities()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data struct {
+		Code      string   `json:"code"`
+		Supported []string `json:"supported"`
+	}
+	if rerr == nil || rerr.Code != -32602 || json.Unmarshal(rerr.Data, &data) != nil || data.Code != "PROTOCOL_VERSION_UNSUPPORTED" || len(data.Supported) != 1 {
+		t.Fatalf("got %v", rerr)
+	}
+}
+
+func TestOversizedFrameIsSkippedWithoutHoldingIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams 300 MiB")
+	}
+	const limit = 32 << 20
+	const frame = 300 << 20
+	h := initialized(t, host.Config{MaxFrameBytes: limit}, host.AllCapabilities())
+	sampler := h.SampleRSS(5 * time.Millisecond)
+	if err := h.SendHugeLine(frame, host.JSONFiller("session/event")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := h.NextOrphan(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Error == nil || m.Error.Code != -32600 || dataCode(m.Error) != "FRAME_TOO_LARGE" {
+		t.Fatalf("got %s", m.Raw)
+	}
+	if _, rerr, err := h.Call(ctxT(t), "remote/invoke", map[string]any{"namespace": "continuity", "method": "notices", "args": map[string]any{"agentId": "s1"}}); err != nil || rerr != nil {
+		t.Fatalf("after the oversized frame: %v %v", err, rerr)
+	}
+	st := sampler.Stop()
+	peak, err := h.PeakRSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak = max(peak, st.MaxHWM, st.MaxRSS)
+	t.Logf("peak RSS %d MiB for a %d MiB frame (limit %d MiB, %d samples)", peak>>20, frame>>20, limit>>20, st.Samples)
+	if peak > frame/3 {
+		t.Fatalf("peak RSS %d MiB is not far below the %d MiB frame", peak>>20, frame>>20)
+	}
+}
+
+func TestShutdownAndEOFExitZero(t *testing.T) {
+	h := initialized(t, host.Config{}, host.AllCapabilities())
+	if err := h.Shutdown(ctxT(t)); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if code, err := h.WaitContext(ctxT(t)); err != nil || code != 0 {
+		t.Fatalf("after shutdown: exit %d, %v", code, err)
+	}
+
+	h2 := initialized(t, host.Config{}, host.AllCapabilities())
+	start := time.Now()
+	if err := h2.CloseStdin(); err != nil {
+		t.Fatal(err)
+	}
+	code, err := h2.WaitContext(ctxT(t))
+	if err != nil || code != 0 {
+		t.Fatalf("after EOF: exit %d, %v", code, err)
+	}
+	t.Logf("exited %v after EOF", time.Since(start))
+}
