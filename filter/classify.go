@@ -1,0 +1,81 @@
+package filter
+
+import "github.com/continuity-dev/continuity/diag"
+
+// classify decides what the top-level object item at position index is from
+// its members. Only member names and the short type and status values are
+// read; every other value was skipped.
+func (s *scanner) classify(it *item, index int, members []member, d *doc) error {
+	b := s.b
+	typ, cipher, status := -1, -1, -1
+	for k := range members {
+		m := &members[k]
+		name, ok := s.decoded(b[m.key.start+1 : m.key.end-1])
+		if !ok {
+			return syntaxError(m.key.start)
+		}
+		var slot *int
+		switch string(name) {
+		case "type":
+			slot = &typ
+		case "encrypted_content":
+			slot = &cipher
+		case "status":
+			slot = &status
+		case "id":
+			m.isID = true
+			it.ids++
+		}
+		if slot != nil {
+			if *slot >= 0 {
+				return diag.Newf(diag.InvalidPayload, "input item %d repeats a member name", index).With("item", index)
+			}
+			*slot = k
+		}
+	}
+	if it.ids > 0 {
+		from := len(d.idRanges)
+		d.idRanges = appendCuts(d.idRanges, len(members),
+			func(k int) span { return members[k].span },
+			func(k int) bool { return members[k].isID })
+		it.idRemove = span{from, len(d.idRanges)}
+	}
+	if typ < 0 {
+		return nil
+	}
+	tv := b[members[typ].val.start:members[typ].val.end]
+	switch {
+	case s.strIs(tv, "reasoning"):
+		it.kind = kindReasoning
+	case s.strIs(tv, "compaction"), s.strIs(tv, "item_reference"):
+		it.kind = kindBound
+		return nil
+	default:
+		return nil
+	}
+	if status >= 0 && !s.strIs(b[members[status].val.start:members[status].val.end], "completed") {
+		d.unsupported(index, "has a status other than completed")
+		return nil
+	}
+	if cipher < 0 {
+		d.unsupported(index, "has no encrypted_content")
+		return nil
+	}
+	cv := members[cipher].val
+	if b[cv.start] != '"' || cv.end-cv.start <= 2 {
+		d.unsupported(index, "has an encrypted_content that is not a non-empty string")
+		return nil
+	}
+	it.cipher = span{cv.start + 1, cv.end - 1}
+	it.cipherPlain = members[cipher].plain
+	return nil
+}
+
+// unsupported records the first unsupported reasoning item; it is reported
+// only after the whole payload has been validated, so malformed JSON is
+// always INVALID_PAYLOAD whatever it contains.
+func (d *doc) unsupported(index int, why string) {
+	if d.problem == nil {
+		d.problem = diag.Newf(diag.UnsupportedReasoning, "reasoning input item %d %s", index, why).With("item", index)
+	}
+}

@@ -1,0 +1,22 @@
+// Package filter owns the outgoing OpenAI Responses payload filter of
+// visible-history continuation (DESIGN.md §2.3).
+//
+// A Turn fingerprints, on its first successful payload, every top-level
+// `type: "reasoning"` input item by SHA-256 over its encrypted_content; that
+// set is the turn's baseline. Every payload of the turn then omits the items
+// in the baseline, summaries included, and keeps reasoning generated during
+// the turn. Optionally the `id` member of the item that directly followed an
+// omitted reasoning item is removed, because suppliers reject fc_/msg_ ids
+// whose paired reasoning is gone.
+//
+// The filter is byte-faithful: the output is the input with exactly the
+// omitted byte ranges cut out. Ordinary content (messages, tool calls and
+// outputs, images, instructions, tools) is skipped over by a validating
+// scanner and never decoded or re-encoded. Work is bounded per call (65,536
+// top-level items, 4,096 reasoning items, 64 Mi UTF-16 code units hashed) and
+// hashing runs in 64 Ki-unit chunks that poll cancellation and revocation, so
+// a cancelled or revoked call stops within one chunk and leaves no baseline.
+//
+// The package also owns Retained, the short-lived store of the final bytes of
+// filtered requests that lets an exact retry send the same bytes again.
+package filter

@@ -1,0 +1,145 @@
+package filter
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"hash"
+
+	"github.com/continuity-dev/continuity/diag"
+)
+
+// fingerprinter hashes the ciphertexts of one call. It owns the call's work
+// bound: every chunk is counted in UTF-16 code units of the decoded value,
+// and before each chunk it polls cancellation and revocation, so a call
+// stops within one chunk of either.
+type fingerprinter struct {
+	ctx     context.Context
+	revoked func() error
+	onChunk func() // test hook: called after each chunk is hashed
+	h       hash.Hash
+	buf     []byte // decoded chunk of an escaped ciphertext, allocated on first use
+	units   int    // code units hashed so far in this call
+}
+
+// poll reports cancellation or revocation.
+func (f *fingerprinter) poll() error {
+	if err := f.ctx.Err(); err != nil {
+		return err
+	}
+	if f.revoked != nil {
+		return f.revoked()
+	}
+	return nil
+}
+
+// fingerprint returns SHA-256 over the decoded value of the string content
+// raw and its length in UTF-16 code units. Without escapes (the normal case)
+// the payload's own bytes are hashed in place; plain says the scanner found
+// them printable ASCII, so their length is their UTF-16 length.
+func (f *fingerprinter) fingerprint(raw []byte, plain bool) (fp [32]byte, units int, err error) {
+	if f.h == nil {
+		f.h = sha256.New()
+	}
+	f.h.Reset()
+	before := f.units
+	if bytes.IndexByte(raw, '\\') < 0 {
+		for len(raw) > 0 {
+			n := min(len(raw), ChunkUnits)
+			u := n
+			if !plain {
+				u = utf16Units(raw[:n])
+			}
+			if err = f.chunk(raw[:n], u); err != nil {
+				return fp, 0, err
+			}
+			raw = raw[n:]
+		}
+	} else if err = f.escaped(raw); err != nil {
+		return fp, 0, err
+	}
+	f.h.Sum(fp[:0])
+	return fp, f.units - before, nil
+}
+
+// escaped decodes raw chunk by chunk into a reusable buffer and hashes it.
+func (f *fingerprinter) escaped(raw []byte) error {
+	if f.buf == nil {
+		f.buf = make([]byte, 0, ChunkUnits)
+	}
+	buf := f.buf[:0]
+	for len(raw) > 0 {
+		// One escape decodes to at most 4 bytes; keep room for it.
+		if len(buf) > ChunkUnits-8 {
+			if err := f.chunk(buf, utf16Units(buf)); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		if raw[0] == '\\' {
+			var n int
+			if buf, n = appendEscape(buf, raw); n == 0 {
+				return diag.New(diag.InvalidPayload, "payload is not valid JSON (bad escape in encrypted_content)")
+			}
+			raw = raw[n:]
+			continue
+		}
+		j := bytes.IndexByte(raw, '\\')
+		if j < 0 {
+			j = len(raw)
+		}
+		j = min(j, ChunkUnits-len(buf))
+		buf = append(buf, raw[:j]...)
+		raw = raw[j:]
+	}
+	if len(buf) == 0 {
+		return nil
+	}
+	return f.chunk(buf, utf16Units(buf))
+}
+
+// chunk hashes at most ChunkUnits bytes of decoded value (units code
+// units, never more than its bytes) after polling and charging the bound.
+func (f *fingerprinter) chunk(c []byte, units int) error {
+	if err := f.poll(); err != nil {
+		return err
+	}
+	f.units += units
+	if f.units > MaxHashedUnits {
+		return diag.Newf(diag.ReasoningWorkLimit, "encrypted reasoning exceeds %d UTF-16 code units in one payload", MaxHashedUnits).With("limit", MaxHashedUnits)
+	}
+	f.h.Write(c)
+	if f.onChunk != nil {
+		f.onChunk()
+	}
+	return nil
+}
+
+// utf16Units counts the UTF-16 code units of (WTF-)UTF-8 bytes: one per
+// sequence, two for four-byte sequences. It counts per byte, so a chunk
+// boundary inside a sequence does not change the total. ASCII, the normal
+// case for base64 ciphertext, is recognised eight bytes at a time.
+func utf16Units(c []byte) int {
+	var acc uint64
+	i := 0
+	for ; i+8 <= len(c); i += 8 {
+		acc |= binary.LittleEndian.Uint64(c[i:])
+	}
+	for ; i < len(c); i++ {
+		acc |= uint64(c[i])
+	}
+	if acc&msb == 0 {
+		return len(c)
+	}
+	n := 0
+	for _, x := range c {
+		if x&0xC0 != 0x80 {
+			n++
+		}
+		if x >= 0xF0 {
+			n++
+		}
+	}
+	return n
+}

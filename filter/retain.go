@@ -1,0 +1,125 @@
+package filter
+
+import (
+	"sync"
+	"time"
+)
+
+// RetainTTL is how long the final bytes of a filtered request stay
+// available for an exact retry (DESIGN.md §2.3).
+const RetainTTL = 60 * time.Second
+
+// DefaultRetainBytes bounds the bytes a Retained holds when the caller does
+// not choose: four 64 MiB payloads.
+const DefaultRetainBytes = 256 << 20
+
+// MaxRetainedEntries bounds the number of records a Retained holds, so
+// that many small payloads cannot grow it without limit either.
+const MaxRetainedEntries = 4096
+
+// Retained keeps the final bytes of recent filtered requests so that a
+// retry of a request (after a 408) sends exactly what was sent before. It
+// holds each entry for RetainTTL and never more than its byte budget,
+// evicting the oldest entries first. It is safe for concurrent use.
+type Retained struct {
+	mu       sync.Mutex
+	now      func() time.Time
+	maxBytes int
+	bytes    int
+	byID     map[string]*retainedEntry
+	order    []*retainedEntry // insertion order, oldest first
+}
+
+type retainedEntry struct {
+	id      string
+	out     []byte
+	sum     [32]byte
+	expires time.Time
+	gone    bool // replaced or evicted; still in order until swept
+}
+
+// NewRetained returns an empty store. now is the clock (nil means
+// time.Now); maxBytes ≤ 0 means DefaultRetainBytes.
+func NewRetained(now func() time.Time, maxBytes int) *Retained {
+	if now == nil {
+		now = time.Now
+	}
+	if maxBytes <= 0 {
+		maxBytes = DefaultRetainBytes
+	}
+	return &Retained{now: now, maxBytes: maxBytes, byID: map[string]*retainedEntry{}}
+}
+
+// Put records the final bytes and digest of request requestID, replacing an
+// earlier record of it. out is kept without copying, so the caller must not
+// modify it afterwards. Bytes larger than the whole budget are not kept
+// (a later Get misses and the caller must not guess them).
+func (r *Retained) Put(requestID string, out []byte, sum [32]byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	r.sweep(now)
+	if old := r.byID[requestID]; old != nil {
+		r.drop(old)
+	}
+	if len(out) > r.maxBytes {
+		return
+	}
+	for len(r.order) > 0 && (r.bytes+len(out) > r.maxBytes || len(r.byID) >= MaxRetainedEntries) {
+		r.drop(r.order[0])
+		r.order[0] = nil
+		r.order = r.order[1:]
+	}
+	e := &retainedEntry{id: requestID, out: out, sum: sum, expires: now.Add(RetainTTL)}
+	r.byID[requestID] = e
+	r.order = append(r.order, e)
+	r.bytes += len(out)
+}
+
+// Get returns the bytes and digest recorded for requestID if they are
+// younger than RetainTTL.
+func (r *Retained) Get(requestID string) ([]byte, [32]byte, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	r.sweep(now)
+	e := r.byID[requestID]
+	if e == nil || !now.Before(e.expires) {
+		return nil, [32]byte{}, false
+	}
+	return e.out, e.sum, true
+}
+
+// Len reports how many records are held.
+func (r *Retained) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sweep(r.now())
+	return len(r.byID)
+}
+
+// sweep drops expired and already-dropped entries from the front. Entries
+// are appended in clock order, so the first live unexpired one ends it.
+func (r *Retained) sweep(now time.Time) {
+	for len(r.order) > 0 {
+		e := r.order[0]
+		if !e.gone && now.Before(e.expires) {
+			return
+		}
+		r.drop(e)
+		r.order[0] = nil
+		r.order = r.order[1:]
+	}
+}
+
+// drop forgets e (idempotently); sweep or eviction removes it from order.
+func (r *Retained) drop(e *retainedEntry) {
+	if e.gone {
+		return
+	}
+	e.gone = true
+	r.bytes -= len(e.out)
+	if r.byID[e.id] == e {
+		delete(r.byID, e.id)
+	}
+}

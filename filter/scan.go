@@ -1,0 +1,184 @@
+package filter
+
+import "github.com/continuity-dev/continuity/diag"
+
+// Bounds per call (DESIGN.md §2.3). They bound the plugin's work, not the
+// supplier's request size: there is no whole-request cap.
+const (
+	MaxItems          = 65536    // top-level input items, else INVALID_PAYLOAD
+	MaxReasoningItems = 4096     // reasoning items counting duplicates, else ITEM_LIMIT
+	MaxHashedUnits    = 64 << 20 // UTF-16 code units of ciphertext hashed, else REASONING_WORK_LIMIT
+	ChunkUnits        = 64 << 10 // hashing chunk; cancellation and revocation are polled per chunk
+)
+
+// span is a half-open byte range of the payload.
+type span struct{ start, end int }
+
+// itemKind says what the filter needs to know about a top-level item.
+type itemKind uint8
+
+const (
+	kindOrdinary  itemKind = iota
+	kindReasoning          // type "reasoning": fingerprinted, maybe omitted
+	kindBound              // compaction or item_reference: its id is content, never stripped
+)
+
+// item is one top-level element of input.
+type item struct {
+	span
+	cipher      span     // encrypted_content string content, without quotes (reasoning only)
+	idRemove    span     // index range into doc.idRanges of the cuts that remove its id members
+	ids         int32    // id members in this item
+	kind        itemKind //
+	cipherPlain bool     // cipher is printable ASCII without escapes: its bytes are its value
+}
+
+// doc is what one scan learns about a payload.
+type doc struct {
+	items     []item
+	reasoning []int  // indexes into items of reasoning items, in order
+	idRanges  []span // cuts removing id members, referenced by item.idRemove
+	problem   error  // first UNSUPPORTED_REASONING, reported once the scan validated everything
+}
+
+// member is one name/value pair of an object, for separator-exact removal.
+type member struct {
+	span          // from the name's opening quote to the value's end
+	key, val span // the name and the value, quotes included
+	isID     bool // the name is "id"
+	plain    bool // the value is a string of printable ASCII without escapes
+}
+
+// scan validates the payload (unless trusted) and indexes its input items.
+func (s *scanner) scan() (*doc, error) {
+	d := &doc{}
+	b := s.b
+	i := s.ws(0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, diag.New(diag.InvalidPayload, "payload is not a JSON object")
+	}
+	sawInput := false
+	i = s.ws(i + 1)
+	if i < len(b) && b[i] == '}' {
+		i++
+	} else {
+		for {
+			keyStart := i
+			keyEnd, v, err := s.key(i)
+			if err != nil {
+				return nil, err
+			}
+			isInput := s.strIs(b[keyStart:keyEnd], "input")
+			if isInput && sawInput {
+				return nil, diag.New(diag.InvalidPayload, "payload has more than one input member")
+			}
+			sawInput = sawInput || isInput
+			switch {
+			case isInput && v < len(b) && b[v] == '[':
+				i, err = s.input(v, d)
+			case isInput && v < len(b) && b[v] == '"':
+				// The string shorthand is one user message: nothing to omit.
+				i, err = s.str(v)
+			case isInput:
+				return nil, diag.New(diag.InvalidPayload, "payload input is neither an array nor a string")
+			default:
+				i, err = s.value(v)
+			}
+			if err != nil {
+				return nil, err
+			}
+			i = s.ws(i)
+			if i < len(b) && b[i] == ',' {
+				i = s.ws(i + 1)
+				continue
+			}
+			if i < len(b) && b[i] == '}' {
+				i++
+				break
+			}
+			return nil, syntaxError(i)
+		}
+	}
+	if i = s.ws(i); i != len(b) {
+		return nil, syntaxError(i)
+	}
+	return d, nil
+}
+
+// input indexes the input array that starts at i.
+func (s *scanner) input(i int, d *doc) (int, error) {
+	b := s.b
+	i = s.ws(i + 1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, nil
+	}
+	var members []member
+	for {
+		if len(d.items) == MaxItems {
+			return 0, diag.Newf(diag.InvalidPayload, "input has more than %d items", MaxItems).With("limit", MaxItems)
+		}
+		it := item{span: span{start: i}}
+		var err error
+		if i < len(b) && b[i] == '{' {
+			if members, i, err = s.object(i, members[:0]); err != nil {
+				return 0, err
+			}
+			it.end = i
+			if err = s.classify(&it, len(d.items), members, d); err != nil {
+				return 0, err
+			}
+		} else {
+			if i, err = s.value(i); err != nil {
+				return 0, err
+			}
+			it.end = i
+		}
+		if it.kind == kindReasoning {
+			if len(d.reasoning) == MaxReasoningItems {
+				return 0, diag.Newf(diag.ItemLimit, "input has more than %d reasoning items", MaxReasoningItems).With("limit", MaxReasoningItems)
+			}
+			d.reasoning = append(d.reasoning, len(d.items))
+		}
+		d.items = append(d.items, it)
+		i = s.ws(i)
+		if i < len(b) && b[i] == ',' {
+			i = s.ws(i + 1)
+			continue
+		}
+		if i < len(b) && b[i] == ']' {
+			return i + 1, nil
+		}
+		return 0, syntaxError(i)
+	}
+}
+
+// object skips the object at i, appending its members to dst.
+func (s *scanner) object(i int, dst []member) ([]member, int, error) {
+	b := s.b
+	i = s.ws(i + 1)
+	if i < len(b) && b[i] == '}' {
+		return dst, i + 1, nil
+	}
+	for {
+		m := member{span: span{start: i}, key: span{start: i}}
+		var err error
+		if m.key.end, m.val.start, err = s.key(i); err != nil {
+			return nil, 0, err
+		}
+		if i, err = s.value(m.val.start); err != nil {
+			return nil, 0, err
+		}
+		m.val.end, m.end = i, i
+		m.plain = s.b[m.val.start] == '"' && s.plain
+		dst = append(dst, m)
+		i = s.ws(i)
+		if i < len(b) && b[i] == ',' {
+			i = s.ws(i + 1)
+			continue
+		}
+		if i < len(b) && b[i] == '}' {
+			return dst, i + 1, nil
+		}
+		return nil, 0, syntaxError(i)
+	}
+}
