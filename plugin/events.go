@@ -40,7 +40,7 @@ func (s *Server) agentDisposed(raw []byte) {
 		SessionID string `json:"sessionId"`
 	}
 	if json.Unmarshal(raw, &p) == nil {
-		s.svc().turns.Dispose(p.SessionID)
+		s.svc().dispose(p.SessionID)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/continuity-dev/continuity/boundary"
+	"github.com/continuity-dev/continuity/continuation"
 	"github.com/continuity-dev/continuity/diag"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
 )
@@ -55,6 +57,8 @@ func (s *Server) remoteInvoke(ctx context.Context, raw []byte) (any, error) {
 	}
 	svc := s.svc()
 	switch p.Namespace {
+	case "githubCopilotSessionContinuation":
+		return svc.session.Invoke(ctx, p.Method, p.Args), nil
 	case "continuity":
 		return svc.continuityRemote(ctx, p.Method, p.Args), nil
 	}
@@ -69,9 +73,24 @@ func validArgs(ns, method string, args json.RawMessage) (envelope, bool) {
 	return envelope{}, true
 }
 
+// continuityRemote serves the continuity namespace: account switch and
+// notices (turns), lineage/handoff/manifest (continuation) and boundary.
 func (svc *services) continuityRemote(ctx context.Context, method string, args json.RawMessage) envelope {
 	switch method {
 	case "accountSwitch", "notices":
+	case continuation.RemoteLineage, continuation.RemoteHandoff, continuation.RemoteManifest:
+		v, err := svc.cont.Remote(ctx, method, args)
+		if err != nil {
+			e := continuation.EnvelopeError(err)
+			return envelope{Error: &envelopeError{Code: e.Code, Message: e.Message, Details: e.Details}}
+		}
+		return okEnvelope(v)
+	case boundary.MethodBoundary:
+		v, err := svc.boundary.Remote(ctx, method, args)
+		if err != nil {
+			return errEnvelope(err)
+		}
+		return okEnvelope(v)
 	default:
 		return failEnvelope("method-not-found", "no Remote continuity/"+method)
 	}
@@ -93,12 +112,4 @@ func (svc *services) continuityRemote(ctx context.Context, method string, args j
 	default:
 		return okEnvelope(svc.turns.Notices(a.AgentID))
 	}
-}
-
-func (s *Server) toolCall(ctx context.Context, raw []byte) (any, error) {
-	var p struct {
-		Name string `json:"name"`
-	}
-	_ = json.Unmarshal(raw, &p)
-	return nil, invalidParams("unknown tool " + clip(p.Name))
 }

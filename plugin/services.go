@@ -2,23 +2,36 @@ package plugin
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync/atomic"
 
+	"github.com/continuity-dev/continuity/boundary"
+	"github.com/continuity-dev/continuity/continuation"
 	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/continuity-dev/continuity/remote"
 	"github.com/continuity-dev/continuity/settings"
+	"github.com/continuity-dev/continuity/sqlstore"
 	"github.com/continuity-dev/continuity/turns"
 )
 
 // services holds the feature services of an initialized connection.
 type services struct {
-	dataDir string
-	caps    hostCapabilities
-	policy  *settings.Policy
-	turns   *turns.Manager
+	dataDir  string
+	caps     hostCapabilities
+	db       *sql.DB
+	policy   *settings.Policy
+	consent  *remote.Consent
+	turns    *turns.Manager
+	session  *remote.SessionContinuation
+	cont     *continuation.Service
+	boundary *boundary.Service
+	decider  *decider
+	tools    []toolDef
 	// activationErr is nil once the creation-time epoch is in place.
 	activationErr atomic.Pointer[error]
 }
@@ -37,18 +50,23 @@ type payloadFilterCaps struct {
 }
 
 type toolDef struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	InputSchema any    `json:"inputSchema"`
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema"`
 }
 
 // startServices opens the stores in dataDir, picks host or embedded
 // settings, runs activation, and builds the feature services.
-func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCapabilities) (*services, activation, error) {
+func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCapabilities) (_ *services, _ activation, err error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, activation{}, fmt.Errorf("data directory: %w", err)
 	}
 	svc := &services{dataDir: dataDir, caps: caps}
+	defer func() {
+		if err != nil {
+			svc.close()
+		}
+	}()
 	var store hostapi.Settings = s.host
 	if !caps.Settings {
 		fs, err := settings.OpenFileStore(filepath.Join(dataDir, "settings"))
@@ -68,15 +86,31 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 		s.log.Error("activation failed", zapCode(code))
 		svc.activationErr.Store(&err)
 	}
-	var agents hostapi.Agents = s.host
+	svc.consent = remote.NewConsent()
 	svc.turns = turns.New(turns.Options{
 		Policy:         svc.policy,
-		Agents:         agents,
+		Consent:        svc.consent,
+		Agents:         s.host,
 		Emitter:        s.host,
 		Now:            s.cfg.Now,
 		StripPairedIDs: true,
 		Ready:          svc.ready,
 	})
+	svc.session = remote.NewSessionContinuation(svc.policy, s.host, svc.turns, s.host, svc.consent)
+
+	if svc.db, err = sqlstore.Open(dataDir); err != nil {
+		return nil, activation{}, err
+	}
+	if svc.cont, err = continuation.Open(ctx, svc.db, s.host, s.host, continuation.Options{Now: s.cfg.Now}); err != nil {
+		return nil, activation{}, fmt.Errorf("continuation store: %w", err)
+	}
+	if svc.boundary, err = boundary.Open(ctx, svc.db, boundary.Options{Sessions: s.host, Now: s.cfg.Now}); err != nil {
+		return nil, activation{}, fmt.Errorf("boundary store: %w", err)
+	}
+	svc.decider = newDecider(svc.boundary, s.log)
+	if svc.tools, err = toolDefinitions(); err != nil {
+		return nil, activation{}, err
+	}
 	return svc, act, nil
 }
 
@@ -88,9 +122,6 @@ func (svc *services) ready() error {
 	return nil
 }
 
-// observe forwards a session event to the features that read history.
-func (svc *services) observe(ev hostapi.SessionEvent) {}
-
 func (svc *services) capabilities() capabilities {
 	return capabilities{
 		PayloadFilter: payloadFilterCaps{
@@ -99,10 +130,18 @@ func (svc *services) capabilities() capabilities {
 			Purposes:  []string{"chat", "compaction"},
 		},
 		Remotes: []string{"githubCopilotSessionContinuation", "continuity"},
-		Tools:   []toolDef{},
+		Tools:   svc.tools,
 	}
 }
 
 func (svc *services) close() {
-	svc.turns.Close()
+	if svc.decider != nil {
+		svc.decider.close()
+	}
+	if svc.turns != nil {
+		svc.turns.Close()
+	}
+	if svc.db != nil {
+		svc.db.Close()
+	}
 }

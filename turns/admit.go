@@ -136,8 +136,8 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 		filter:     filter.NewTurn(filter.Options{StripPairedIDs: m.opt.StripPairedIDs, Prevalidated: true}),
 	}
 	if m.opt.Consent != nil {
-		if on, ok := m.opt.Consent.Consume(req.SessionID); ok {
-			a.enabled, a.source = on, SourceNextTurn
+		if m.opt.Consent.Consume(req.SessionID) {
+			a.enabled, a.source = true, SourceNextTurn
 		}
 	}
 	m.mu.Lock()

@@ -18,8 +18,9 @@ type Policy interface {
 
 // Consent is the legacy one-turn consent store (authorizeNext).
 type Consent interface {
-	// Consume removes and returns the session's one-turn consent.
-	Consume(sessionID string) (enabled bool, ok bool)
+	// Consume removes the session's one-turn consent and reports whether
+	// there was one.
+	Consume(sessionID string) bool
 }
 
 // Options configures a Manager.

@@ -141,3 +141,9 @@ func describe(err error) error {
 	}
 	return fmt.Errorf("%s: %s", loc, leaf.Message)
 }
+
+// Raw returns the bytes of the named schema file, for example to send a
+// self-contained tool argument schema as a tool's inputSchema unchanged.
+func Raw(name string) ([]byte, error) {
+	return files.ReadFile("schemas/" + name + ".json")
+}
