@@ -8,8 +8,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/continuity-dev/continuity/filter/payloadgen"
+	"github.com/tidwall/gjson"
 )
 
 // The benchmarks measure the DESIGN.md §6 bars in one run: each filter
@@ -198,6 +200,40 @@ func BenchmarkEncodingJSON(b *testing.B) {
 			for b.Loop() {
 				if _, err := jsonFilter(p.Body); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGJSON measures the gjson route the filter does not take, on the
+// same payloads: gjson.Valid, and ForEach over input reading each item's
+// type and ciphertext. Both walk strings a byte at a time, which is why the
+// filter has its own scanner (see skip.go).
+func BenchmarkGJSON(b *testing.B) {
+	for _, name := range []string{"reasoning64MiB", "ordinary64MiB"} {
+		p := benchPayload(name)
+		view := unsafe.String(unsafe.SliceData(p.Body), len(p.Body))
+		b.Run(name+"/Valid", func(b *testing.B) {
+			b.SetBytes(int64(len(p.Body)))
+			for b.Loop() {
+				if !gjson.Valid(view) {
+					b.Fatal("invalid")
+				}
+			}
+		})
+		b.Run(name+"/ForEach", func(b *testing.B) {
+			b.SetBytes(int64(len(p.Body)))
+			for b.Loop() {
+				n := 0
+				gjson.Get(view, "input").ForEach(func(_, it gjson.Result) bool {
+					if it.Get("type").Str == "reasoning" && it.Get("encrypted_content").Index > 0 {
+						n++
+					}
+					return true
+				})
+				if n != len(p.Ciphers) {
+					b.Fatalf("found %d reasoning items, want %d", n, len(p.Ciphers))
 				}
 			}
 		})

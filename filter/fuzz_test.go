@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/continuity-dev/continuity/diag"
 )
@@ -32,6 +33,7 @@ func FuzzFilter(f *testing.F) {
 		f.Add(b, []byte(`{"input":[`+reasoningItem("rs_x", "gAAAAABfirst-ciphertext_abc==")+`,{"id":"fc_1"}]}`), false)
 	}
 	f.Fuzz(func(t *testing.T, first, second []byte, strip bool) {
+		checkValidator(t, second)
 		for _, prevalidated := range []bool{false, true} {
 			if prevalidated && !(json.Valid(first) && json.Valid(second)) {
 				continue // Prevalidated promises valid JSON
@@ -64,6 +66,27 @@ func FuzzFilter(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkValidator checks the scanner against encoding/json on a payload
+// with no input member: it must accept exactly the valid UTF-8 JSON objects
+// (encoding/json alone does not insist on UTF-8).
+func checkValidator(t *testing.T, value []byte) {
+	t.Helper()
+	if bytes.Contains(value, []byte("input")) || bytes.Contains(value, []byte(`\u`)) {
+		return // could spell an input member
+	}
+	wrapped := append(append([]byte(`{"x":`), value...), '}')
+	want := json.Valid(wrapped) && utf8.Valid(wrapped)
+	for _, prevalidated := range []bool{false, true} {
+		if prevalidated && !want {
+			continue
+		}
+		_, err := NewTurn(Options{Prevalidated: prevalidated}).Apply(context.Background(), wrapped, nil)
+		if (err == nil) != want {
+			t.Fatalf("accepted %q = %v (prevalidated %v), encoding/json says %v", wrapped, err == nil, prevalidated, want)
+		}
+	}
 }
 
 // checkCall applies payload and checks the invariants; it reports success.
