@@ -31,12 +31,7 @@ func mustApply(t *testing.T, turn *Turn, payload []byte) Result {
 }
 
 // final is the bytes a call sends: its output, or the input when unchanged.
-func final(res Result, in []byte) []byte {
-	if res.Output == nil {
-		return in
-	}
-	return res.Output
-}
+func final(res Result, in []byte) []byte { return res.Final(in) }
 
 func wantCode(t *testing.T, err error, code string) {
 	t.Helper()

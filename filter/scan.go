@@ -26,11 +26,11 @@ const (
 // item is one top-level element of input.
 type item struct {
 	span
-	cipher      span     // encrypted_content string content, without quotes (reasoning only)
-	idRemove    span     // index range into doc.idRanges of the cuts that remove its id members
-	ids         int32    // id members in this item
-	kind        itemKind //
-	cipherPlain bool     // cipher is printable ASCII without escapes: its bytes are its value
+	cipher      span  // encrypted_content string content, without quotes (reasoning only)
+	idRemove    span  // index range into doc.idRanges of the cuts that remove its id members
+	ids         int32 // id members in this item
+	kind        itemKind
+	cipherPlain bool // cipher is printable ASCII without escapes: its bytes are its value
 }
 
 // doc is what one scan learns about a payload.

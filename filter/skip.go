@@ -2,9 +2,6 @@ package filter
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
-	"unicode/utf8"
 
 	"github.com/continuity-dev/continuity/diag"
 )
@@ -22,50 +19,6 @@ type scanner struct {
 	tmp     []byte // scratch for decoding escaped keys and short values
 }
 
-// The SWAR constants let plain test eight bytes at a time.
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-// mark sets the high bit of every byte of w that needs a closer look in a
-// string: control characters (they borrow below 0x20), non-ASCII (the high
-// bit is already set) and backslashes. Only the lowest mark is exact; that
-// is all plainPrefix needs.
-func mark(w uint64) uint64 {
-	x := w ^ (lsb * '\\')
-	return ((w-lsb*0x20)&^w | w | (x-lsb)&^x) & msb
-}
-
-// plainPrefix returns the length of the longest prefix of seg that is
-// printable ASCII without backslashes, testing 32 and then 8 bytes at a time.
-func plainPrefix(seg []byte) int {
-	i := 0
-	// In dense text (code, logs) the next escape is usually a few words away.
-	for ; i < 32 && i+8 <= len(seg); i += 8 {
-		if m := mark(binary.LittleEndian.Uint64(seg[i:])); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i+32 <= len(seg); i += 32 {
-		if mark(binary.LittleEndian.Uint64(seg[i:]))|mark(binary.LittleEndian.Uint64(seg[i+8:]))|
-			mark(binary.LittleEndian.Uint64(seg[i+16:]))|mark(binary.LittleEndian.Uint64(seg[i+24:])) != 0 {
-			break
-		}
-	}
-	for ; i+8 <= len(seg); i += 8 {
-		if m := mark(binary.LittleEndian.Uint64(seg[i:])); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i < len(seg); i++ {
-		if c := seg[i]; c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
-			return i
-		}
-	}
-	return i
-}
-
 func syntaxError(off int) error {
 	return diag.Newf(diag.InvalidPayload, "payload is not valid JSON (byte %d)", off).With("offset", off)
 }
@@ -81,125 +34,6 @@ func (s *scanner) ws(i int) int {
 		}
 	}
 	return i
-}
-
-// str skips the string whose opening quote is at i and returns the index
-// just past its closing quote. It sets s.plain when the string is printable
-// ASCII without escapes, so its value is its bytes and its UTF-16 length is
-// its byte length. The closing quote is found with the vectorised
-// bytes.IndexByte and the bytes before it are checked eight at a time, so a
-// base64 ciphertext or a 17 MiB tool output is read about twice at memory
-// speed; only blocks holding escapes, control characters or non-ASCII are
-// looked at byte by byte.
-func (s *scanner) str(i int) (int, error) {
-	s.plain = false
-	if s.trusted {
-		return s.trustedStr(i)
-	}
-	b := s.b
-	i++
-	q := -1 // the next quote at or after i, once searched
-	simple := true
-	for {
-		if q < i {
-			j := bytes.IndexByte(b[i:], '"')
-			if j < 0 {
-				return 0, syntaxError(len(b))
-			}
-			q = i + j
-		}
-		i += plainPrefix(b[i:q])
-		if i == q {
-			s.plain = simple
-			return q + 1, nil
-		}
-		simple = false
-		switch c := b[i]; {
-		case c == '\\':
-			if i+1 < q && shortEscape[b[i+1]] {
-				i += 2
-				continue
-			}
-			n := escapeLen(b[i:])
-			if n == 0 {
-				return 0, syntaxError(i)
-			}
-			i += n
-		case c < 0x20:
-			return 0, syntaxError(i)
-		default: // a run of non-ASCII text, e.g. CJK comments
-			for i < q && b[i] >= utf8.RuneSelf {
-				r, n := utf8.DecodeRune(b[i:q])
-				if r == utf8.RuneError && n == 1 {
-					return 0, syntaxError(i)
-				}
-				i += n
-			}
-		}
-	}
-}
-
-// shortEscape marks the characters that complete a two-byte escape. An
-// escaped quote is left to escapeLen: it may be the quote str found.
-var shortEscape = [256]bool{'\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
-
-// escapeLen returns the length of the valid escape sequence at the start of
-// b (which begins with a backslash), or 0 when it is malformed.
-func escapeLen(b []byte) int {
-	if len(b) < 2 {
-		return 0
-	}
-	switch b[1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2
-	case 'u':
-		if len(b) < 6 {
-			return 0
-		}
-		for _, h := range b[2:6] {
-			if unhex(h) < 0 {
-				return 0
-			}
-		}
-		return 6
-	}
-	return 0
-}
-
-// unhex returns the value of one hexadecimal digit, or -1.
-func unhex(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'a' <= c && c <= 'f':
-		return int(c - 'a' + 10)
-	case 'A' <= c && c <= 'F':
-		return int(c - 'A' + 10)
-	}
-	return -1
-}
-
-// trustedStr finds the closing quote of an already validated string: the
-// first quote preceded by an even number of backslashes.
-func (s *scanner) trustedStr(i int) (int, error) {
-	b := s.b
-	start := i + 1
-	i = start
-	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return 0, syntaxError(len(b))
-		}
-		i += j
-		k := i - 1
-		for k >= start && b[k] == '\\' {
-			k--
-		}
-		if (i-1-k)%2 == 0 {
-			return i + 1, nil
-		}
-		i++
-	}
 }
 
 // num skips the number starting at i.

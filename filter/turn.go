@@ -37,6 +37,15 @@ type Result struct {
 	SHA256 [32]byte
 }
 
+// Final returns the bytes to send for a call whose input was in: Output,
+// or in itself when the outcome is unchanged.
+func (r Result) Final(in []byte) []byte {
+	if r.Output == nil {
+		return in
+	}
+	return r.Output
+}
+
 // baseline is the fingerprint set taken from a turn's first payload.
 type baseline map[[32]byte]struct{}
 
