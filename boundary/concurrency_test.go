@@ -37,8 +37,11 @@ func TestConcurrentSessions(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// The last decision covers everything observed: a pressure trigger
+	// without a usage event is bounded by no boundary event (a TurnEnd here
+	// would stop at turn/end 4 if no earlier decision had covered it).
 	for i := 0; i < 4; i++ {
-		d, err := s.Decide(ctx, fmt.Sprintf("session-%d", i), TurnEnd)
+		d, err := s.Decide(ctx, fmt.Sprintf("session-%d", i), ContextPressure)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -160,6 +160,15 @@ func TestInheritPin(t *testing.T) {
 	if *d.Pin.Digest != p.Digest || d.Pin.OriginSession != sid || d.Reason == ReasonTaskChanged || d.Decision != Append {
 		t.Errorf("successor decision %s/%s pin %+v", d.Decision, d.Reason, d.Pin)
 	}
+	// The successor replaces its task; a replayed continue_session inherits
+	// again, and must leave the successor's own pin in place.
+	own, err := s.PinTask(ctx, "session-b", 2, "Write the CSV exporter.", "the user changed the task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := s.InheritPin(ctx, "session-b", sid); err != nil || again.Digest != own.Digest || again.Source != SourcePinTask {
+		t.Errorf("a second inheritance gave %+v, %v; want the successor's own pin %s", again, err, own.Digest)
+	}
 	if _, err := s.InheritPin(ctx, "session-c", "session-without-pin"); !diag.Has(err, CodePinUnrecoverable) {
 		t.Errorf("inheriting a missing pin: %v", err)
 	}

@@ -67,7 +67,11 @@ func (s *Service) UnderPressure(sessionID string) bool {
 }
 
 // Decide runs the seven-step procedure at a boundary and persists the
-// decision record. Store failures are CONTINUITY_BOUNDARY_STORE_FAILED and
+// decision record. A decision covers the events up to its boundary: the
+// earliest undecided turn/end, compaction/start or pressing usage event of
+// its trigger, so a decision queued behind the read loop does not take in
+// the next turn's events (which would leave that turn's own boundary with
+// nothing new); without such an event it covers everything observed. Store failures are CONTINUITY_BOUNDARY_STORE_FAILED and
 // record nothing.
 func (s *Service) Decide(ctx context.Context, sessionID string, at Trigger) (Decision, error) {
 	if err := checkSessionID(sessionID); err != nil {
@@ -81,7 +85,8 @@ func (s *Service) Decide(ctx context.Context, sessionID string, at Trigger) (Dec
 	defer st.decideMu.Unlock()
 	s.backfill(ctx, sessionID, st)
 	s.mu.Lock()
-	snap := st.snapshot()
+	bound := st.boundFor(at, s.opts)
+	snap := st.snapshot().through(bound, st.marks)
 	s.mu.Unlock()
 	now := s.opts.Now()
 
@@ -167,7 +172,10 @@ func (s *Service) PinTask(ctx context.Context, sessionID string, eventID int64, 
 
 // InheritPin carries the predecessor's verified pin into a successor
 // session created by continue_session, so the successor answers the same
-// query: same digest, same originating event.
+// query: same digest, same originating event. It only ever sets a
+// successor's first pin: a replayed continue_session (which the plugin
+// answers, and so inherits, again) must not undo a task the successor has
+// since pinned itself; the successor's own pin is returned instead.
 func (s *Service) InheritPin(ctx context.Context, successorID, predecessorID string) (Pin, error) {
 	for _, id := range []string{successorID, predecessorID} {
 		if err := checkSessionID(id); err != nil {
@@ -176,6 +184,12 @@ func (s *Service) InheritPin(ctx context.Context, successorID, predecessorID str
 	}
 	var out Pin
 	err := s.store.inTx(ctx, "inherit pin", successorID, func(q querier) error {
+		if own, _, problem, err := readPin(ctx, q, successorID); err != nil || problem != PinProblemNeverSeen {
+			if own != nil {
+				out = *own
+			}
+			return err
+		}
 		pin, _, problem, err := readPin(ctx, q, predecessorID)
 		if err != nil {
 			return err

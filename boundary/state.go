@@ -13,18 +13,20 @@ import (
 type sessionState struct {
 	decideMu sync.Mutex
 
-	seen          bool
-	firstSeq      int64
-	lastSeq       int64
-	fromStart     bool   // the view starts at the session's first event
-	view          []Item // model-visible items since the last checkpoint
-	pending       []Item // durable items not yet in the witness store
-	firstUser     *Item  // the first non-blank, non-checkpoint user message
-	lastUserSeq   int64
-	usage         *Usage
-	unreadable    int
-	sawCheckpoint bool
-	lastDecided   int64 // the last event seq a decision saw
+	seen           bool
+	firstSeq       int64
+	lastSeq        int64
+	fromStart      bool   // the view starts at the session's first event
+	view           []Item // model-visible items since the last checkpoint
+	pending        []Item // durable items not yet in the witness store
+	firstUser      *Item  // the first non-blank, non-checkpoint user message
+	lastUserSeq    int64
+	usage          *Usage
+	unreadable     int
+	sawCheckpoint  bool
+	lastDecided    int64  // the last event seq a decision saw
+	lastCheckpoint int64  // seq of the latest compaction checkpoint
+	marks          []mark // boundary events after lastDecided, in order
 }
 
 // apply folds one event into the state. Events at or before the last seen
@@ -49,7 +51,10 @@ func (st *sessionState) apply(ev hostapi.Event) {
 		st.usage = p.usage
 	}
 	if p.checkpoint {
-		st.view, st.sawCheckpoint = nil, true
+		st.view, st.sawCheckpoint, st.lastCheckpoint = nil, true, ev.Seq
+	}
+	if m, ok := markFor(ev.Type, ev.Seq, p.usage); ok {
+		st.marks = append(st.marks, m)
 	}
 	if p.userText != nil {
 		st.lastUserSeq = ev.Seq

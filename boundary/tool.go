@@ -3,6 +3,7 @@ package boundary
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/continuity-dev/continuity/diag"
@@ -113,7 +114,29 @@ func (s *Service) CallTool(ctx context.Context, call ToolCall) (ToolResult, erro
 	}, nil
 }
 
+// ToolError is the structured member of a failed pin_task result. It has
+// the shape continuation's tools use ({error: {code, message, details}}),
+// so a client reads every continuity tool failure the same way.
+type ToolError struct {
+	Error ErrorBody `json:"error"`
+}
+
+// ErrorBody is a diagnostic as the tool reports it: ids and counts only.
+type ErrorBody struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details"`
+}
+
 func errorResult(err error) ToolResult {
-	return ToolResult{Content: []Content{{Type: "text", Text: err.Error()}},
-		Structured: map[string]string{"code": diag.CodeOf(err)}, IsError: true}
+	b := ErrorBody{Code: diag.CodeOf(err), Message: err.Error(), Details: map[string]any{}}
+	var d *diag.Error
+	if errors.As(err, &d) {
+		b.Message = d.Message
+		for k, v := range d.Data {
+			b.Details[k] = v
+		}
+	}
+	return ToolResult{Content: []Content{{Type: "text", Text: b.Code + ": " + b.Message}},
+		Structured: ToolError{Error: b}, IsError: true}
 }

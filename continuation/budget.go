@@ -43,3 +43,42 @@ func splitTake(evs []hostapi.Event, n int, newest bool) (inc, rest []hostapi.Eve
 	}
 	return evs[:n], evs[n:]
 }
+
+// coldOf is, in tier order, every open event that stays out of the
+// context: the ones that did not fit (rest) and the ones a cited range
+// already lists; runsExcept then cuts the listed ones out, so each omitted
+// run is contiguous among the tier's messages.
+func coldOf(open, rest []hostapi.Event, listed map[int64]bool) []hostapi.Event {
+	out := make(map[int64]bool, len(rest))
+	for _, ev := range rest {
+		out[ev.Seq] = true
+	}
+	var cold []hostapi.Event
+	for _, ev := range open {
+		if out[ev.Seq] || listed[ev.Seq] {
+			cold = append(cold, ev)
+		}
+	}
+	return cold
+}
+
+// runsExcept splits evs into the maximal runs of events not in skip. A
+// recent or older message that a cited range already lists as omitted is
+// not listed a second time under another tier: the manifest names each
+// cold event once, and the transition card counts it once.
+func runsExcept(evs []hostapi.Event, skip map[int64]bool) [][]hostapi.Event {
+	var runs [][]hostapi.Event
+	start := -1
+	for i, ev := range evs {
+		switch {
+		case skip[ev.Seq] && start >= 0:
+			runs, start = append(runs, evs[start:i]), -1
+		case !skip[ev.Seq] && start < 0:
+			start = i
+		}
+	}
+	if start >= 0 {
+		runs = append(runs, evs[start:])
+	}
+	return runs
+}

@@ -118,8 +118,8 @@ func TestRemotes(t *testing.T) {
 		{RemoteManifest, `{"manifestId":"` + r.ManifestID + `"}`, ""},
 		{RemoteHandoff, `{"edgeId":"continuation-none"}`, CodeNotFound},
 		{RemoteManifest, `{"manifestId":"projection-none"}`, CodeNotFound},
-		{RemoteLineage, `{"agentId":"A","extra":1}`, CodeArgumentsInvalid},
-		{RemoteLineage, `{}`, CodeArgumentsInvalid},
+		{RemoteLineage, `{"agentId":"A","extra":1}`, RemoteArgumentsInvalid},
+		{RemoteLineage, `{}`, RemoteArgumentsInvalid},
 		{"accountSwitch", `{}`, CodeUnknownMethod},
 	}
 	for _, c := range cases {
@@ -146,7 +146,7 @@ func TestRemotes(t *testing.T) {
 		t.Fatalf("successor lineage %+v", lv)
 	}
 	h, _ := e.svc.Remote(ctx, RemoteHandoff, json.RawMessage(`{"edgeId":"`+r.EdgeID+`"}`))
-	if hi := h.(HandoffInspector); len(hi.Omitted) != 5 || hi.Handoff.CurrentRequest == "" || hi.InitiatingEvent.EventID != "6" {
+	if hi := h.(HandoffInspector); len(hi.Omitted) != 4 || hi.Handoff.CurrentRequest == "" || hi.InitiatingEvent.EventID != "6" {
 		t.Fatalf("inspector %+v", hi)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/hostapi"
 	"github.com/continuity-dev/continuity/sqlstore"
+	uicontract "github.com/continuity-dev/continuity/ui-contract"
 )
 
 // fakeHost is an in-memory host: session/create is idempotent by key,
@@ -65,6 +66,11 @@ func (h *fakeHost) add(sessionID string, evs ...hostapi.Event) {
 }
 
 func (h *fakeHost) Create(ctx context.Context, req hostapi.CreateSession) (hostapi.Created, error) {
+	// A real host rejects params outside the wire contract; so does the fake,
+	// so that a key or context the host would refuse fails here first.
+	if err := uicontract.Validate("wire/session/create.params", marshal(req)); err != nil {
+		return hostapi.Created{}, diag.New("invalid-params", err.Error())
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.creates++

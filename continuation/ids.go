@@ -13,9 +13,10 @@ import (
 // idempotencyKey derives the host's session/create key from the calling
 // session and the tool call id. The host replays a tool call with the same
 // call id, so the key — and every id derived from it — is the same on every
-// replay, before or after a restart.
+// replay, before or after a restart. Its alphabet is the one
+// wire/session/create.params allows ([A-Za-z0-9._:-], no '/').
 func idempotencyKey(sessionID, callID string) string {
-	return "continuity/continue_session/" + digestOf([]byte(sessionID+"\x00"+callID))
+	return "continuity.continue_session:" + digestOf([]byte(sessionID+"\x00"+callID))
 }
 
 // edgeIDFor and manifestIDFor derive stable ids from the key so the lineage

@@ -117,6 +117,7 @@ func compile(in compileInput) compiled {
 
 	fits := func(t int) bool { return used+t <= in.budget }
 	loaded := map[int64]bool{in.initiating.Seq: true} // predecessor events already in the context
+	listed := map[int64]bool{}                        // predecessor events a cited source already lists as omitted
 	for i, src := range in.sources {
 		item := ManifestItem{Tier: TierPinned, Kind: src.Kind, SessionID: src.SessionID, URL: src.URL, Version: src.Version,
 			BlockID: src.BlockID, Path: src.Path, CID: src.CID, Relevance: src.Relevance}
@@ -139,6 +140,9 @@ func compile(in compileInput) compiled {
 			for _, ev := range inc {
 				loaded[ev.Seq] = true
 			}
+			for _, ev := range rest {
+				listed[ev.Seq] = true
+			}
 		}
 		if len(inc) > 0 {
 			t := add(rangeSection(base, inc))
@@ -155,24 +159,32 @@ func compile(in compileInput) compiled {
 		if len(tier.evs) == 0 {
 			continue
 		}
-		evs := tier.evs[:0:0]
+		// Candidates are the tier's messages not yet in the context and not
+		// already listed as omitted by a cited range: a listed event is
+		// accounted for, so it neither blocks a smaller message from fitting
+		// nor is listed a second time.
+		var open, cands []hostapi.Event
 		for _, ev := range tier.evs {
-			if !loaded[ev.Seq] {
-				evs = append(evs, ev)
+			if loaded[ev.Seq] {
+				continue
+			}
+			open = append(open, ev)
+			if !listed[ev.Seq] {
+				cands = append(cands, ev)
 			}
 		}
-		if len(evs) == 0 {
+		if len(cands) == 0 {
 			continue
 		}
 		base := Section{Kind: "source", Tier: tier.name, SessionID: in.predecessorID}
 		item := ManifestItem{Tier: tier.name, Kind: KindSessionEvents, SessionID: in.predecessorID}
-		inc, rest := takeFitting(base, evs, in.budget-used, true)
+		inc, rest := takeFitting(base, cands, in.budget-used, true)
 		if len(inc) > 0 {
 			t := add(rangeSection(base, inc))
 			out.included = append(out.included, rangeItem(item, inc, t, ""))
 		}
-		if len(rest) > 0 {
-			out.omitted = append(out.omitted, rangeItem(item, rest, EstimateTokens(marshal(rangeSection(base, rest))), ReasonBudget))
+		for _, run := range runsExcept(coldOf(open, rest, listed), listed) {
+			out.omitted = append(out.omitted, rangeItem(item, run, EstimateTokens(marshal(rangeSection(base, run))), ReasonBudget))
 		}
 	}
 	if len(out.omitted) > 0 {

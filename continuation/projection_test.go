@@ -106,7 +106,7 @@ func TestTinyBudgetListsEveryOmittedSource(t *testing.T) {
 		t.Fatalf("included %d tokens %+v", len(m.Included), m.Tokens)
 	}
 	want := []string{"pinned/session_events/A/1-4", "pinned/session_event/A/3", "pinned/resource/seed://docs/compaction",
-		"pinned/memory/notes/compaction.md", "pinned/session_events/B0/1-2", "recent/session_events/A/2-3"}
+		"pinned/memory/notes/compaction.md", "pinned/session_events/B0/1-2"} // A 2–3 are cold inside A 1–4, listed once
 	var got []string
 	for _, it := range m.Omitted {
 		if it.Reason != ReasonBudget {
@@ -154,5 +154,74 @@ func TestTakeFittingMatchesRealSize(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestRunsExceptSplitsAroundListedEvents(t *testing.T) {
+	evs := func(seqs ...int64) []hostapi.Event {
+		out := make([]hostapi.Event, len(seqs))
+		for i, q := range seqs {
+			out[i] = hostapi.Event{Seq: q}
+		}
+		return out
+	}
+	show := func(runs [][]hostapi.Event) string {
+		var b strings.Builder
+		for _, r := range runs {
+			b.WriteString("[")
+			for i, ev := range r {
+				if i > 0 {
+					b.WriteString(" ")
+				}
+				b.WriteString(eventID(ev.Seq))
+			}
+			b.WriteString("]")
+		}
+		return b.String()
+	}
+	for _, c := range []struct {
+		in   []hostapi.Event
+		skip []int64
+		want string
+	}{
+		{evs(1, 2, 3), nil, "[1 2 3]"},
+		{evs(1, 2, 3), []int64{1, 2, 3}, ""},
+		{evs(1, 2, 5, 7, 9), []int64{5}, "[1 2][7 9]"},
+		{evs(1, 2, 5, 7, 9), []int64{1, 9}, "[2 5 7]"},
+		{nil, []int64{1}, ""},
+	} {
+		skip := map[int64]bool{}
+		for _, q := range c.skip {
+			skip[q] = true
+		}
+		if got := show(runsExcept(c.in, skip)); got != c.want {
+			t.Errorf("runsExcept(%s, %v) = %s, want %s", show([][]hostapi.Event{c.in}), c.skip, got, c.want)
+		}
+	}
+}
+
+// TestListedEventDoesNotBlockRecent: an event a cited range already lists
+// as omitted is not offered again as a recent exchange, so it does not
+// stop a smaller, older message from fitting, and it is listed once.
+func TestListedEventDoesNotBlockRecent(t *testing.T) {
+	msg := func(seq int64, n int) hostapi.Event {
+		return hostapi.Event{Seq: seq, Type: "assistant/message", Time: json.RawMessage("1"),
+			Data: marshal(map[string]string{"text": strings.Repeat("w", n)})}
+	}
+	small, big4, big5 := msg(3, 40), msg(4, 8000), msg(5, 8000)
+	c := compile(compileInput{manifestID: "m", edgeID: "e", predecessorID: "A", originID: "A",
+		initiating:   hostapi.Event{Seq: 8, Type: "user/message", Data: json.RawMessage(`{"text":"go"}`)},
+		handoff:      Handoff{Purpose: "p", CurrentRequest: "r"},
+		sources:      []Source{{Kind: KindSessionEvents, SessionID: "A", FromEventID: "4", ToEventID: "5", Relevance: "x"}},
+		sourceEvents: [][]hostapi.Event{{big4, big5}}, recent: []hostapi.Event{small, big4, big5}, budget: 3000})
+	var inc, om []string
+	for _, it := range c.included {
+		inc = append(inc, it.Tier+":"+it.FromEventID+"-"+it.ToEventID)
+	}
+	for _, it := range c.omitted {
+		om = append(om, it.Tier+":"+it.FromEventID+"-"+it.ToEventID)
+	}
+	if strings.Join(inc, " ") != "pinned:4-4 recent:3-3" || strings.Join(om, " ") != "pinned:5-5" {
+		t.Fatalf("included %v omitted %v", inc, om)
 	}
 }

@@ -14,6 +14,25 @@ const (
 	RemoteManifest = "manifest"
 )
 
+// RemoteArgumentsInvalid is the DSH Remote code for args that do not match
+// remote/continuity/<method>.args (PROTOCOL.md §5). Every Remote in the
+// continuity namespace uses it (boundary and the plugin's own methods do),
+// so a client handles bad args one way; tool arguments keep
+// CONTINUITY_ARGUMENTS_INVALID.
+const RemoteArgumentsInvalid = "arguments-invalid"
+
+// remoteArgs decodes Remote args, naming a mismatch arguments-invalid.
+func remoteArgs(method string, args json.RawMessage, v any) error {
+	if err := decodeArgs("remote/continuity/"+method+".args", args, v); err != nil {
+		msg := err.Error()
+		if d, ok := err.(*diag.Error); ok {
+			msg = d.Message
+		}
+		return diag.New(RemoteArgumentsInvalid, msg)
+	}
+	return nil
+}
+
 // RemoteMethods lists the continuity Remote methods this package serves.
 func RemoteMethods() []string { return []string{RemoteLineage, RemoteHandoff, RemoteManifest} }
 
@@ -21,14 +40,15 @@ func RemoteMethods() []string { return []string{RemoteLineage, RemoteHandoff, Re
 // and continuity.manifest {manifestId}. args are checked against
 // remote/continuity/<method>.args. The value goes in {ok: true, value}; an
 // error is a *diag.Error for {ok: false, error: {code, message, details}}
-// (see EnvelopeError). An unknown method is CONTINUITY_UNKNOWN_METHOD.
+// (see EnvelopeError). Bad args are arguments-invalid; an unknown method
+// is CONTINUITY_UNKNOWN_METHOD.
 func (s *Service) Remote(ctx context.Context, method string, args json.RawMessage) (any, error) {
 	switch method {
 	case RemoteLineage:
 		var a struct {
 			AgentID string `json:"agentId"`
 		}
-		if err := decodeArgs("remote/continuity/lineage.args", args, &a); err != nil {
+		if err := remoteArgs(RemoteLineage, args, &a); err != nil {
 			return nil, err
 		}
 		return s.Lineage(ctx, a.AgentID)
@@ -36,7 +56,7 @@ func (s *Service) Remote(ctx context.Context, method string, args json.RawMessag
 		var a struct {
 			EdgeID string `json:"edgeId"`
 		}
-		if err := decodeArgs("remote/continuity/handoff.args", args, &a); err != nil {
+		if err := remoteArgs(RemoteHandoff, args, &a); err != nil {
 			return nil, err
 		}
 		return s.Handoff(ctx, a.EdgeID)
@@ -44,7 +64,7 @@ func (s *Service) Remote(ctx context.Context, method string, args json.RawMessag
 		var a struct {
 			ManifestID string `json:"manifestId"`
 		}
-		if err := decodeArgs("remote/continuity/manifest.args", args, &a); err != nil {
+		if err := remoteArgs(RemoteManifest, args, &a); err != nil {
 			return nil, err
 		}
 		return s.Manifest(ctx, a.ManifestID)

@@ -87,10 +87,12 @@ func incoming(ctx context.Context, q querier, sessionID string) (*Edge, error) {
 	return oneEdge(ctx, q, `WHERE e.successor_id = ? AND e.state = 'committed'`, sessionID)
 }
 
-// successors lists sessionID's committed outgoing edges, oldest first.
+// successors lists sessionID's committed outgoing edges, oldest first;
+// edges made within one clock tick keep the order their intents were
+// written in (rowid), not the order of their hash-derived ids.
 func successors(ctx context.Context, q querier, sessionID string) ([]Edge, error) {
 	return scanEdges(q.QueryContext(ctx, `SELECT `+edgeCols+edgeFrom+
-		`WHERE e.predecessor_id = ? AND e.state = 'committed' ORDER BY e.created_at, e.id`, sessionID))
+		`WHERE e.predecessor_id = ? AND e.state = 'committed' ORDER BY e.created_at, e.rowid`, sessionID))
 }
 
 // ancestry returns the committed edges from the origin down to sessionID

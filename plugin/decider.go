@@ -111,6 +111,7 @@ func (svc *services) observe(ev hostapi.SessionEvent) { svc.decider.observe(ev) 
 // dispose forgets a disposed agent everywhere.
 func (svc *services) dispose(sessionID string) {
 	svc.turns.Dispose(sessionID)
+	svc.models.forget(sessionID)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -27,6 +27,9 @@ func startHost(t *testing.T, cfg host.Config) *host.Host {
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
 	}
+	// Conversations that send their own initialize give no dataDir: keep
+	// the plugin's default state directory inside the test too.
+	cfg.Env = append([]string{"XDG_STATE_HOME=" + t.TempDir()}, cfg.Env...)
 	h, err := host.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

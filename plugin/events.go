@@ -68,7 +68,9 @@ func (s *Server) agentRequest(ctx context.Context, raw []byte) (any, error) {
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return nil, invalidParams("agent/request: " + err.Error())
 	}
-	adm, err := s.svc().turns.Admit(ctx, req)
+	svc := s.svc()
+	svc.models.set(req.SessionID, req.Config.Provider, req.Config.Model)
+	adm, err := svc.turns.Admit(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -29,8 +29,11 @@ type Config struct {
 	Out           io.Writer
 	DataDir       string // --data-dir; initialize's dataDir wins when given
 	MaxFrameBytes int64
-	Log           *zap.Logger
-	Now           func() time.Time
+	// ProjectionBudget is a successor's first-context budget in estimated
+	// tokens (0: the continuation package's default).
+	ProjectionBudget int
+	Log              *zap.Logger
+	Now              func() time.Time
 }
 
 // Server is one connection's worth of plugin state.

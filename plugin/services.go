@@ -31,6 +31,7 @@ type services struct {
 	cont     *continuation.Service
 	boundary *boundary.Service
 	decider  *decider
+	models   *models
 	tools    []toolDef
 	// activationErr is nil once the creation-time epoch is in place.
 	activationErr atomic.Pointer[error]
@@ -61,7 +62,7 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, activation{}, fmt.Errorf("data directory: %w", err)
 	}
-	svc := &services{dataDir: dataDir, caps: caps}
+	svc := &services{dataDir: dataDir, caps: caps, models: &models{m: map[string]continuation.Model{}}}
 	defer func() {
 		if err != nil {
 			svc.close()
@@ -101,7 +102,7 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 	if svc.db, err = sqlstore.Open(dataDir); err != nil {
 		return nil, activation{}, err
 	}
-	if svc.cont, err = continuation.Open(ctx, svc.db, s.host, s.host, continuation.Options{Now: s.cfg.Now}); err != nil {
+	if svc.cont, err = continuation.Open(ctx, svc.db, s.host, s.host, continuation.Options{Now: s.cfg.Now, TokenBudget: s.cfg.ProjectionBudget}); err != nil {
 		return nil, activation{}, fmt.Errorf("continuation store: %w", err)
 	}
 	if svc.boundary, err = boundary.Open(ctx, svc.db, boundary.Options{Sessions: s.host, Now: s.cfg.Now}); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"sync"
 
 	"github.com/continuity-dev/continuity/boundary"
 	"github.com/continuity-dev/continuity/continuation"
@@ -56,7 +57,7 @@ func (s *Server) toolCall(ctx context.Context, raw []byte) (any, error) {
 			continue
 		}
 		res, err := svc.cont.Tool(ctx, continuation.ToolCall{SessionID: p.SessionID, Turn: p.Turn,
-			CallID: p.CallID, Name: p.Name, Arguments: p.Arguments})
+			CallID: p.CallID, Name: p.Name, Arguments: p.Arguments, Model: svc.models.get(p.SessionID)})
 		if err != nil {
 			return nil, err
 		}
@@ -85,4 +86,32 @@ func (svc *services) inheritPin(ctx context.Context, predecessor string, res con
 		return
 	}
 	_, _ = svc.boundary.InheritPin(ctx, st.SuccessorID, predecessor)
+}
+
+// models remembers each session's latest agent/request provider and model,
+// so a projection manifest records the model of the turn that continued.
+type models struct {
+	mu sync.Mutex
+	m  map[string]continuation.Model
+}
+
+func (m *models) set(sessionID, provider, model string) {
+	m.mu.Lock()
+	m.m[sessionID] = continuation.Model{Provider: provider, Model: model}
+	m.mu.Unlock()
+}
+
+func (m *models) get(sessionID string) *continuation.Model {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if x, ok := m.m[sessionID]; ok {
+		return &x
+	}
+	return nil
+}
+
+func (m *models) forget(sessionID string) {
+	m.mu.Lock()
+	delete(m.m, sessionID)
+	m.mu.Unlock()
 }

@@ -28,11 +28,16 @@ func serve(args []string) int {
 	dataDir := fs.String("data-dir", "", "data directory (default: initialize's dataDir, else the user state directory's continuity/)")
 	maxFrame := fs.Int64("max-frame-bytes", wire.DefaultMaxFrameBytes, "largest accepted frame in bytes")
 	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	budget := fs.Int("projection-budget", 0, "a successor session's first-context budget in estimated tokens (0: 24000)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "continuity serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *budget < 0 {
+		fmt.Fprintln(os.Stderr, "continuity serve: --projection-budget must not be negative")
 		return 2
 	}
 	if *maxFrame <= 0 {
@@ -52,11 +57,12 @@ func serve(args []string) int {
 	signal.Ignore(syscall.SIGINT)
 
 	err = plugin.Serve(context.Background(), plugin.Config{
-		In:            os.Stdin,
-		Out:           frames,
-		DataDir:       *dataDir,
-		MaxFrameBytes: *maxFrame,
-		Log:           log,
+		In:               os.Stdin,
+		Out:              frames,
+		DataDir:          *dataDir,
+		MaxFrameBytes:    *maxFrame,
+		ProjectionBudget: *budget,
+		Log:              log,
 	})
 	if err != nil {
 		log.Error("serve failed", zap.Error(err))
