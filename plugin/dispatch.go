@@ -24,6 +24,10 @@ type method struct {
 	// afterReply runs once the reply is written (shutdown uses it to exit
 	// only after its answer is flushed).
 	afterReply func()
+	// onCancel runs when a request is cancelled after its handler already
+	// succeeded: the host will send nothing, so effects such as a turn
+	// admission must be undone.
+	onCancel func(params []byte)
 }
 
 // releaser is implemented by results that hold wire.Raw values, so a result
@@ -108,6 +112,9 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 		d.mu.Unlock()
 		cancel()
 		if f.cancelled.Load() {
+			if err == nil && m.onCancel != nil {
+				m.onCancel(params)
+			}
 			err = errCancelled
 		}
 		d.reply(conn, req.ID, result, err)

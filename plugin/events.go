@@ -77,3 +77,12 @@ func (s *Server) agentRequest(ctx context.Context, raw []byte) (any, error) {
 	cfg := gjson.Get(view(raw), "config")
 	return agentRequestResult{Config: s.stream.Raw([]byte(cfg.Raw)), Admission: adm}, nil
 }
+
+// requestCancelled revokes the turn of an agent/request or llm/payload that
+// the host cancelled after it had been served: the host sends nothing, so
+// nothing more of that turn may be filtered.
+func (s *Server) requestCancelled(params []byte) {
+	if id := gjson.Get(view(params), "requestId"); id.Type == gjson.String {
+		s.svc().turns.Cancelled(id.Str)
+	}
+}

@@ -87,22 +87,28 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 		s.log.Error("activation failed", zapCode(code))
 		svc.activationErr.Store(&err)
 	}
+	// Remote events go out only to a host that forwards them; a nil
+	// interface (not a typed nil) tells the features to stay quiet.
+	var emit hostapi.Emitter
+	if caps.RemoteEvents {
+		emit = s.host
+	}
 	svc.consent = remote.NewConsent()
 	svc.turns = turns.New(turns.Options{
 		Policy:         svc.policy,
 		Consent:        svc.consent,
 		Agents:         s.host,
-		Emitter:        s.host,
+		Emitter:        emit,
 		Now:            s.cfg.Now,
 		StripPairedIDs: true,
 		Ready:          svc.ready,
 	})
-	svc.session = remote.NewSessionContinuation(svc.policy, s.host, svc.turns, s.host, svc.consent)
+	svc.session = remote.NewSessionContinuation(svc.policy, s.host, svc.turns, emit, svc.consent)
 
 	if svc.db, err = sqlstore.Open(dataDir); err != nil {
 		return nil, activation{}, err
 	}
-	if svc.cont, err = continuation.Open(ctx, svc.db, s.host, s.host, continuation.Options{Now: s.cfg.Now, TokenBudget: s.cfg.ProjectionBudget}); err != nil {
+	if svc.cont, err = continuation.Open(ctx, svc.db, s.host, emit, continuation.Options{Now: s.cfg.Now, TokenBudget: s.cfg.ProjectionBudget}); err != nil {
 		return nil, activation{}, fmt.Errorf("continuation store: %w", err)
 	}
 	if svc.boundary, err = boundary.Open(ctx, svc.db, boundary.Options{Sessions: s.host, Now: s.cfg.Now}); err != nil {

@@ -96,15 +96,18 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 	defer s.admitMu.Unlock()
 
 	m.mu.Lock()
-	a, err := m.existingLocked(s, req)
-	if a != nil || err != nil {
-		if a != nil {
-			m.requests[req.RequestID] = a
-		}
+	if s.disposed {
 		m.mu.Unlock()
-		if err != nil {
-			return nil, err
-		}
+		return nil, diag.New(diag.Revoked, "the agent was disposed")
+	}
+	a, err := m.existingLocked(s, req)
+	if err != nil {
+		m.mu.Unlock()
+		return nil, err
+	}
+	if a != nil {
+		m.requests.bind(req.RequestID, a)
+		m.mu.Unlock()
 		return &Admission{Enabled: a.enabled, Source: a.source}, nil
 	}
 	header := s.header
@@ -135,12 +138,26 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 		model:      req.Config.Model,
 		filter:     filter.NewTurn(filter.Options{StripPairedIDs: m.opt.StripPairedIDs, Prevalidated: true}),
 	}
-	if m.opt.Consent != nil {
-		if m.opt.Consent.Consume(req.SessionID) {
-			a.enabled, a.source = true, SourceNextTurn
-		}
-	}
+
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	// Notifications kept arriving while the host was asked: the turn may
+	// have ended, the agent may be gone, the request may be cancelled.
+	// Nothing is committed (and no consent consumed) in those cases.
+	switch {
+	case s.disposed:
+		return nil, diag.New(diag.Revoked, "the agent was disposed")
+	case req.Turn <= s.lastEnded:
+		return nil, diag.Newf(diag.TurnInvalid, "turn %d has already ended", req.Turn)
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	}
+	// A one-turn consent is spent by exactly this admission. It changes
+	// the turn's policy only when the persistent policy is off; a
+	// compaction inside the turn still uses the persistent policy.
+	if m.opt.Consent != nil && m.opt.Consent.Consume(req.SessionID) && !a.enabled {
+		a.enabled, a.source = true, SourceNextTurn
+	}
 	if header != nil && s.header == nil {
 		s.header = header
 	}
@@ -148,22 +165,19 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 		s.account = account
 	}
 	if old := s.current; old != nil {
-		for id, b := range m.requests {
-			if b == old {
-				delete(m.requests, id)
-			}
-		}
+		m.requests.retire(old)
 		m.retry408.forget(old)
 	}
 	s.current = a
-	m.requests[req.RequestID] = a
+	m.requests.bind(req.RequestID, a)
 	s.notice.startTurn(req.Turn)
-	m.mu.Unlock()
 	return &Admission{Enabled: a.enabled, Source: a.source}, nil
 }
 
 // existingLocked returns the admission a request joins, an error when the
 // request cannot be admitted, or (nil, nil) when a new admission is due.
+// A turn is settled once turn/end came for it or its admission was revoked
+// (cancellation, model or scope change): only then may a later turn start.
 func (m *Manager) existingLocked(s *session, req AgentRequest) (*admission, error) {
 	if req.Turn <= s.lastEnded {
 		return nil, diag.Newf(diag.TurnInvalid, "turn %d has already ended", req.Turn)
@@ -184,14 +198,14 @@ func (m *Manager) existingLocked(s *session, req AgentRequest) (*admission, erro
 	return a, nil
 }
 
-// bound returns the admission a request id is bound to.
+// bound returns the admission a request id is bound to (live or ended).
 func (m *Manager) bound(requestID string) *admission {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.requests[requestID]
+	return m.requests.get(requestID)
 }
 
-// header returns the header the Manager knows for a session.
+// headerOf returns the header the Manager knows for a session.
 func (m *Manager) headerOf(sessionID string) *hostapi.SessionHeader {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -1,97 +1,12 @@
 package turns
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 
-	"github.com/continuity-dev/continuity/diag"
-	"github.com/continuity-dev/continuity/filter"
 	"github.com/continuity-dev/continuity/hostapi"
 	"github.com/continuity-dev/continuity/rejection"
 )
-
-// Compaction bracket states. "unknown" is reported for a bracket this
-// process did not see (after a restart): never guessed.
-const (
-	StateRunning   = "running"
-	StateCompleted = "completed"
-	StateFailed    = "failed"
-	StateCancelled = "cancelled"
-	StateBlocked   = "blocked"
-	StateUnknown   = "unknown"
-)
-
-// Bracket limits (DESIGN.md §2.4).
-const (
-	maxOpenBrackets = 64
-	maxStatuses     = 128
-)
-
-// bracket is one compaction, from compaction/start to compaction/end.
-type bracket struct {
-	id         string
-	sessionID  string
-	turn       *int64
-	state      string
-	model      string // pinned by the first summary payload
-	policy     *bool  // captured persistent policy; nil until known
-	checkpoint bool   // the compact-checkpoint user/message arrived
-	counts     counts
-	revoked    string
-}
-
-// brackets holds a session's open brackets and its last settled statuses.
-type brackets struct {
-	open     map[string]*bracket
-	settled  []*bracket // oldest first, at most maxStatuses
-	refused  []string   // ids refused because too many were open
-	latestID string
-}
-
-func newBrackets() *brackets { return &brackets{open: map[string]*bracket{}} }
-
-func (b *brackets) find(id string) *bracket {
-	if br := b.open[id]; br != nil {
-		return br
-	}
-	for i := len(b.settled) - 1; i >= 0; i-- {
-		if b.settled[i].id == id {
-			return b.settled[i]
-		}
-	}
-	return nil
-}
-
-// status returns a bracket's state, or unknown for one not seen.
-func (b *brackets) status(id string) string {
-	if br := b.find(id); br != nil {
-		return br.state
-	}
-	return StateUnknown
-}
-
-func (b *brackets) latest() (id, state string, ok bool) {
-	if b.latestID == "" {
-		return "", "", false
-	}
-	return b.latestID, b.status(b.latestID), true
-}
-
-func (b *brackets) settle(br *bracket, state string) {
-	br.state = state
-	delete(b.open, br.id)
-	b.settled = append(b.settled, br)
-	if len(b.settled) > maxStatuses {
-		b.settled = b.settled[len(b.settled)-maxStatuses:]
-	}
-}
-
-func (b *brackets) revokeAll() {
-	for _, br := range b.open {
-		br.revoked = "the agent was disposed"
-	}
-}
 
 type compactionData struct {
 	CompactionID string          `json:"compactionId"`
@@ -104,7 +19,8 @@ type compactionData struct {
 }
 
 // observeCompactionLocked applies compaction/start|summary|end and the
-// checkpoint user/message.
+// checkpoint user/message. compaction/summary changes nothing: summary text
+// alone never settles a bracket, only the checkpoint and an error-free end.
 func (m *Manager) observeCompactionLocked(s *session, ev hostapi.Event) {
 	var d compactionData
 	if json.Unmarshal(ev.Data, &d) != nil {
@@ -117,19 +33,11 @@ func (m *Manager) observeCompactionLocked(s *session, ev hostapi.Event) {
 			return
 		}
 		if len(b.open) >= maxOpenBrackets {
-			b.refused = append(b.refused, d.CompactionID)
-			if len(b.refused) > maxStatuses {
-				b.refused = b.refused[1:]
-			}
+			b.refuse(d.CompactionID)
 			return
 		}
 		br := &bracket{id: d.CompactionID, sessionID: s.id, turn: d.Turn, state: StateRunning}
-		if a := s.current; d.Turn != nil && a != nil && a.turn == *d.Turn && a.revokedErr() == nil {
-			// Inside an active turn the summary runs under the turn's
-			// captured persistent policy; one-turn consent never covers it.
-			p := a.persistent
-			br.policy = &p
-		}
+		m.capturePolicyLocked(s, br)
 		b.open[br.id] = br
 		b.latestID = br.id
 		m.compactionNoticeLocked(s, br)
@@ -141,12 +49,42 @@ func (m *Manager) observeCompactionLocked(s *session, ev hostapi.Event) {
 			br.checkpoint = true
 		}
 	case "compaction/end":
+		if d.CompactionID == "" {
+			return
+		}
+		if b.wasRefused(d.CompactionID) {
+			b.unrefuse(d.CompactionID)
+			return
+		}
 		br := b.open[d.CompactionID]
 		if br == nil {
+			if b.find(d.CompactionID) != nil {
+				return // ended twice: the first end stands
+			}
+			// Its start was never seen (the plugin restarted inside
+			// it): the outcome is unknown, never guessed.
+			br = &bracket{id: d.CompactionID, sessionID: s.id, turn: d.Turn}
+			b.settle(br, StateUnknown)
+			b.latestID = br.id
+			m.compactionNoticeLocked(s, br)
 			return
 		}
 		b.settle(br, outcome(br, d.Error))
 		m.compactionNoticeLocked(s, br)
+	}
+}
+
+// capturePolicyLocked gives a turn's bracket the captured persistent policy
+// of that turn's admission (one-turn consent never covers a summary). An
+// idle manual bracket (turn null) is left to its first summary payload,
+// which reads the current session policy.
+func (m *Manager) capturePolicyLocked(s *session, br *bracket) {
+	if br.policy != nil || br.turn == nil {
+		return
+	}
+	if a := s.current; a != nil && a.turn == *br.turn {
+		p := a.persistent
+		br.policy = &p
 	}
 }
 
@@ -160,142 +98,49 @@ func outcome(br *bracket, errRaw json.RawMessage) string {
 		}
 		return StateFailed
 	}
-	text := errorText(errRaw)
-	lower := strings.ToLower(text)
+	e := readEndError(errRaw)
+	if v := rejection.Classify(e.status, e.body); v.Rejected() {
+		if v.ReplayScope() && (br.policy == nil || !*br.policy) {
+			return StateBlocked
+		}
+		return StateFailed
+	}
+	lower := strings.ToLower(e.summary)
 	if strings.Contains(lower, "cancel") || strings.Contains(lower, "abort") {
 		return StateCancelled
-	}
-	off := br.policy == nil || !*br.policy
-	if off && rejection.Classify(400, text).ReplayScope() {
-		return StateBlocked
 	}
 	return StateFailed
 }
 
-// errorText reads a compaction/end error given as a string or as an object
-// with message/name/code members (or any other JSON, used whole).
-func errorText(raw json.RawMessage) string {
+// endError is a compaction/end error as outcome reads it: the whole error
+// as the classifier's body, its name/code/message for telling a
+// cancellation, and the status (400 unless the error carries one: a
+// supplier's rejection of the summary request is a client error).
+type endError struct {
+	body, summary string
+	status        int
+}
+
+// readEndError reads an error given as a string or as an object (any
+// members; name, code, message and status are looked at).
+func readEndError(raw json.RawMessage) endError {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s
+		return endError{body: s, summary: s, status: 400}
 	}
+	e := endError{body: string(raw), summary: string(raw), status: 400}
 	var o struct {
 		Name    string `json:"name"`
-		Code    string `json:"code"`
+		Code    any    `json:"code"`
 		Message string `json:"message"`
+		Status  int    `json:"status"`
 	}
-	if json.Unmarshal(raw, &o) == nil && (o.Message != "" || o.Name != "" || o.Code != "") {
-		return o.Name + " " + o.Code + " " + o.Message
-	}
-	return string(raw)
-}
-
-// compactionPayload filters one summary payload of an open bracket. Every
-// segment gets a fresh baseline, so all historical encrypted reasoning is
-// omitted while visible checkpoints remain.
-func (m *Manager) compactionPayload(ctx context.Context, req PayloadRequest, payload []byte) (PayloadResult, error) {
-	if req.CompactionID == "" {
-		return PayloadResult{}, diag.New(diag.CompactionScopeUnavailable, "a compaction payload needs a compactionId")
-	}
-	m.mu.Lock()
-	br, refused := m.bracketLocked(req.SessionID, req.CompactionID)
-	var snap bracket
-	if br != nil {
-		snap = *br
-	}
-	m.mu.Unlock()
-	switch {
-	case br == nil && refused:
-		return PayloadResult{}, diag.Newf(diag.CompactionLimit, "more than %d compactions were open", maxOpenBrackets)
-	case br == nil:
-		return PayloadResult{}, diag.Newf(diag.CompactionBoundaryUnavailable, "no open compaction %s was seen", req.CompactionID)
-	case snap.sessionID != req.SessionID:
-		return PayloadResult{}, diag.Newf(diag.CompactionScopeMismatch, "compaction %s belongs to another agent", req.CompactionID)
-	case snap.state != StateRunning:
-		return PayloadResult{}, diag.Newf(diag.CompactionBoundaryUnavailable, "compaction %s has ended", req.CompactionID)
-	case snap.revoked != "":
-		return PayloadResult{}, diag.New(diag.Revoked, snap.revoked)
-	case snap.turn != nil && *snap.turn != req.Turn:
-		return PayloadResult{}, diag.Newf(diag.CompactionScopeMismatch, "compaction %s belongs to turn %d", req.CompactionID, *snap.turn)
-	}
-	ag, err := m.opt.Agents.Get(ctx, req.SessionID)
-	if err != nil {
-		return PayloadResult{}, diag.Newf(diag.CompactionAgentUnavailable, "the agent of compaction %s could not be looked up", req.CompactionID)
-	}
-	m.mu.Lock()
-	if br.model == "" {
-		br.model = req.Model
-	}
-	pinned, policy := br.model, br.policy
-	m.mu.Unlock()
-	if pinned != req.Model {
-		return PayloadResult{}, diag.Newf(diag.CompactionModelChanged, "compaction %s is pinned to another model", req.CompactionID)
-	}
-	if policy == nil {
-		// An idle manual compaction reads the current session policy (not
-		// one-turn consent, which never authorizes a summary).
-		res, err := m.opt.Policy.Resolve(ctx, req.SessionID, ag.Header)
-		if err != nil {
-			return PayloadResult{}, err
+	if json.Unmarshal(raw, &o) == nil {
+		if o.Status != 0 {
+			e.status = o.Status
 		}
-		on := res.Enabled
-		m.mu.Lock()
-		if br.policy == nil {
-			br.policy = &on
-		}
-		policy = br.policy
-		m.mu.Unlock()
+		code, _ := o.Code.(string)
+		e.summary = o.Name + " " + code + " " + o.Message
 	}
-	if !*policy {
-		return m.nativeResult(req, payload), nil
-	}
-	revoked := func() error {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		if br.revoked != "" {
-			return diag.New(diag.Revoked, br.revoked)
-		}
-		if br.state != StateRunning {
-			return diag.Newf(diag.Revoked, "compaction %s ended", br.id)
-		}
-		return nil
-	}
-	seg := filter.NewTurn(filter.Options{StripPairedIDs: m.opt.StripPairedIDs, Prevalidated: true})
-	res, err := seg.Apply(ctx, payload, revoked)
-	if err != nil {
-		return PayloadResult{}, err
-	}
-	out := PayloadResult{Outcome: OutcomeUnchanged, Omitted: res.Omitted, SHA256: res.SHA256}
-	if res.Output != nil {
-		out.Outcome, out.Output = OutcomeFiltered, res.Output
-	}
-	m.mu.Lock()
-	br.counts.add(res.Omitted)
-	if s := m.sessions[req.SessionID]; s != nil {
-		m.compactionNoticeLocked(s, br)
-	}
-	m.mu.Unlock()
-	return out, nil
-}
-
-// bracketLocked finds the bracket a compaction payload names: in its own
-// session first, then in any other (to tell a scope mismatch from a bracket
-// never seen); refused says the id was turned away by the open limit.
-func (m *Manager) bracketLocked(sessionID, id string) (br *bracket, refused bool) {
-	if s := m.sessions[sessionID]; s != nil {
-		if br := s.comp.find(id); br != nil {
-			return br, false
-		}
-		for _, r := range s.comp.refused {
-			if r == id {
-				return nil, true
-			}
-		}
-	}
-	for _, s := range m.sessions {
-		if br := s.comp.open[id]; br != nil {
-			return br, false
-		}
-	}
-	return nil, false
+	return e
 }

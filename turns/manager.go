@@ -44,20 +44,25 @@ type Manager struct {
 	retained *filter.Retained
 	retry408 retries
 	notices  *notifier
+	// onPoll, when set (by tests of this package only), runs before every
+	// revocation poll of a chat payload's filtering, so a test can end a
+	// turn at an exact point of the hashing instead of racing it.
+	onPoll func()
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	requests map[string]*admission // requestId → the admission it is bound to
+	requests bindings
 }
 
 // session is what the Manager knows about one session.
 type session struct {
 	id        string
 	header    *hostapi.SessionHeader
-	account   string // last account/selected
+	account   string // last account/selected (or admitted with)
 	admitMu   sync.Mutex
 	current   *admission // the latest admission (possibly ended)
 	lastEnded int64      // highest turn that ended, -1 when none
+	disposed  bool       // agent/disposed arrived; the state is gone
 	comp      *brackets
 	notice    *noticeState
 }
@@ -73,10 +78,10 @@ func New(opt Options) *Manager {
 	return &Manager{
 		opt:      opt,
 		retained: filter.NewRetained(opt.Now, 0),
-		retry408: retries{scope: map[string]*admission{}, timedOut: map[string]bool{}},
+		retry408: retries{byID: map[string]*retryEntry{}},
 		notices:  newNotifier(opt.Emitter),
 		sessions: map[string]*session{},
-		requests: map[string]*admission{},
+		requests: newBindings(),
 	}
 }
 
@@ -104,10 +109,10 @@ func (m *Manager) Observe(ev hostapi.SessionEvent) {
 	switch ev.Event.Type {
 	case "turn/end":
 		var d struct {
-			Turn int64 `json:"turn"`
+			Turn *int64 `json:"turn"`
 		}
-		if json.Unmarshal(ev.Event.Data, &d) == nil {
-			m.endTurnLocked(s, d.Turn)
+		if json.Unmarshal(ev.Event.Data, &d) == nil && d.Turn != nil {
+			m.endTurnLocked(s, *d.Turn)
 		}
 	case "account/selected":
 		var d struct {
@@ -132,7 +137,8 @@ func (m *Manager) endTurnLocked(s *session, turn int64) {
 	}
 }
 
-// Dispose ends everything of a session (agent/disposed).
+// Dispose ends everything of a session (agent/disposed). The requests bound
+// to it stay known as ended, so a late payload is REVOKED, not native.
 func (m *Manager) Dispose(sessionID string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -140,25 +146,20 @@ func (m *Manager) Dispose(sessionID string) {
 	if s == nil {
 		return
 	}
-	if s.current != nil {
-		s.current.revoke("the agent was disposed")
+	s.disposed = true
+	if a := s.current; a != nil {
+		a.revoke("the agent was disposed")
+		m.retry408.forget(a)
 	}
-	for id, a := range m.requests {
-		if a.sessionID == sessionID {
-			delete(m.requests, id)
-		}
-	}
-	s.comp.revokeAll()
+	m.requests.retireSession(sessionID)
+	s.comp.revokeAll("the agent was disposed")
 	delete(m.sessions, sessionID)
 }
 
 // Cancelled revokes the admission bound to requestID: the host cancelled
 // the turn's request, so nothing more of that turn may be filtered.
 func (m *Manager) Cancelled(requestID string) {
-	m.mu.Lock()
-	a := m.requests[requestID]
-	m.mu.Unlock()
-	if a != nil {
+	if a := m.bound(requestID); a != nil {
 		a.revoke("the request was cancelled")
 	}
 }
@@ -186,12 +187,15 @@ func (m *Manager) Compaction(sessionID string) (id, state string, ok bool) {
 	return s.comp.latest()
 }
 
-// LastAccount returns the account the session last selected or was admitted
-// with.
+// LastAccount returns the account the session's history was last made
+// with: the latest admitted turn's account, else the last account/selected.
 func (m *Manager) LastAccount(sessionID string) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if s := m.sessions[sessionID]; s != nil {
+		if a := s.current; a != nil && a.account != "" {
+			return a.account
+		}
 		return s.account
 	}
 	return ""

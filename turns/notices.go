@@ -7,8 +7,13 @@ import (
 	"github.com/continuity-dev/continuity/filter"
 )
 
-// noticeLife is how long a settled notice stays live (the DSH plugin's 8 s).
+// noticeLifeMs is how long a settled notice stays live (the DSH plugin's 8 s).
 const noticeLifeMs = 8000
+
+// maxLiveNotices bounds a session's live notices (the notices Remote value
+// allows 256): offers stay until acted on, so without a bound a session with
+// many rejections would grow its list forever. The oldest go first.
+const maxLiveNotices = 64
 
 // pollMs is the status poll interval clients use while a bracket runs.
 const pollMs = 1000
@@ -77,19 +82,30 @@ type Choice struct {
 	TextKey string `json:"textKey"`
 }
 
-// noticeState is a session's live notices by id.
+// noticeState is a session's live notices by id, and the latest admitted
+// turn (nil before the first), which notices outside a payload carry.
 type noticeState struct {
-	turn int64
+	turn *int64
 	live map[string]Notice
 }
 
-func (n *noticeState) startTurn(turn int64) { n.turn = turn }
+func (n *noticeState) startTurn(turn int64) { n.turn = &turn }
 
+// put adds or replaces a notice, dropping the oldest beyond the bound.
 func (n *noticeState) put(x Notice) {
 	if n.live == nil {
 		n.live = map[string]Notice{}
 	}
 	n.live[x.ID] = x
+	for len(n.live) > maxLiveNotices {
+		oldest := ""
+		for id, y := range n.live {
+			if o, ok := n.live[oldest]; !ok || y.At < o.At || y.At == o.At && id < oldest {
+				oldest = id
+			}
+		}
+		delete(n.live, oldest)
+	}
 }
 
 // current lists the notices still live at now, oldest first.

@@ -8,6 +8,11 @@ import (
 	"github.com/continuity-dev/continuity/hostapi"
 )
 
+// maxQueuedNotices bounds the notices waiting to be sent; when the host
+// stops reading, the oldest are dropped (clients re-read the live set with
+// the notices Remote, so a lost event only delays them).
+const maxQueuedNotices = 1024
+
 // notifier sends continuity.notice remote events in order on its own
 // goroutine, so that notification handlers in the read loop never wait on
 // the pipe to the host.
@@ -34,6 +39,9 @@ func (n *notifier) send(notice Notice) {
 	n.mu.Lock()
 	if !n.closed {
 		n.queue = append(n.queue, notice)
+		if len(n.queue) > maxQueuedNotices {
+			n.queue = n.queue[len(n.queue)-maxQueuedNotices:]
+		}
 	}
 	n.mu.Unlock()
 	select {
@@ -55,8 +63,13 @@ func (n *notifier) run() {
 			_ = n.emit.Emit(ctx, "continuity.notice", notice)
 			cancel()
 		}
-		if closed && len(batch) == 0 {
-			return
+		if closed {
+			// Drain what was queued before close, then stop; waiting for
+			// a wake-up here would never end.
+			if len(batch) == 0 {
+				return
+			}
+			continue
 		}
 		<-n.wake
 	}

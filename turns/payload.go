@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 
 	"github.com/tidwall/gjson"
 
@@ -54,7 +53,7 @@ func (m *Manager) Payload(ctx context.Context, req PayloadRequest, payload []byt
 	if req.Purpose == "compaction" {
 		return m.compactionPayload(ctx, req, payload)
 	}
-	a := m.bound(req.RequestID)
+	a := m.bindPayload(req)
 	if a == nil {
 		return m.nativeResult(req, payload), nil
 	}
@@ -70,30 +69,66 @@ func (m *Manager) Payload(ctx context.Context, req PayloadRequest, payload []byt
 		return m.nativeResult(req, payload), nil
 	}
 	if req.RetryOf != "" {
-		if out, sum, ok := m.retry(req.RetryOf, a); ok {
-			return PayloadResult{Outcome: OutcomeFiltered, Output: out, SHA256: sum}, nil
+		if res, ok := m.retry(req.RetryOf, req.RequestID, a); ok {
+			return res, nil
 		}
 	}
 	if req.Step > 1 && !a.filter.HasBaseline() {
-		return PayloadResult{}, diag.Newf(diag.TurnBoundaryUnavailable,
+		err := diag.Newf(diag.TurnBoundaryUnavailable,
 			"step %d of turn %d has no first-step baseline (cold mid-turn recovery is not supported)", req.Step, req.Turn)
+		m.diagnostic(a, req, err)
+		return PayloadResult{}, err
 	}
-	res, err := a.filter.Apply(ctx, payload, a.revokedErr)
+	res, err := a.filter.Apply(ctx, payload, m.pollFor(a))
+	if err == nil && ctx.Err() != nil {
+		// Cancelled after the work: the host will not send these bytes.
+		err = ctx.Err()
+	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
+		if ctx.Err() != nil {
 			a.revoke("the request was cancelled")
+			return PayloadResult{}, err
 		}
+		m.diagnostic(a, req, err)
 		return PayloadResult{}, err
 	}
 	out := PayloadResult{Outcome: OutcomeUnchanged, Omitted: res.Omitted, SHA256: res.SHA256}
 	if res.Output != nil {
 		out.Outcome, out.Output = OutcomeFiltered, res.Output
-	}
-	if res.Output != nil {
-		m.retain(req.RequestID, a, res.Output, res.SHA256)
+		m.retain(req.RequestID, a, out)
 	}
 	m.filtered(a, req, out)
 	return out, nil
+}
+
+// bindPayload returns the admission of a chat payload. A retry that the
+// host did not announce with its own agent/request joins the admission of
+// the request it retries (of the same session and turn), so that the exact
+// bytes can be returned — or REVOKED, when that turn has ended.
+func (m *Manager) bindPayload(req PayloadRequest) *admission {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if a := m.requests.get(req.RequestID); a != nil || req.RetryOf == "" {
+		return a
+	}
+	a := m.requests.get(req.RetryOf)
+	if a != nil && a.sessionID == req.SessionID && a.turn == req.Turn {
+		m.requests.bind(req.RequestID, a)
+		return a
+	}
+	return nil
+}
+
+// pollFor is the revocation check the filter polls before, during (once
+// per hashing chunk) and after its work.
+func (m *Manager) pollFor(a *admission) func() error {
+	hook := m.onPoll
+	return func() error {
+		if hook != nil {
+			hook()
+		}
+		return a.revokedErr()
+	}
 }
 
 // native reports whether a payload does not take part at all: another

@@ -3,54 +3,79 @@ package turns
 import (
 	"sync"
 	"unsafe"
+
+	"github.com/continuity-dev/continuity/filter"
 )
 
 // retries remembers, per filtered request, which admission produced its
-// final bytes and whether the supplier answered 408, so that a retry
-// (retryOf) returns exactly those bytes while that turn is current. The
-// bytes themselves live in the filter's Retained store for 60 s.
+// final bytes, what they omitted and whether the supplier answered 408, so
+// that a retry (retryOf) returns exactly the same result while that turn is
+// current. The bytes themselves live in the filter's Retained store for
+// 60 s, under the id of the request that first produced them.
 type retries struct {
-	mu       sync.Mutex
-	scope    map[string]*admission // requestId → admission
-	timedOut map[string]bool       // requestIds answered 408
+	mu   sync.Mutex
+	byID map[string]*retryEntry
 }
 
-func (m *Manager) retain(requestID string, a *admission, out []byte, sum [32]byte) {
-	m.retained.Put(requestID, out, sum)
+type retryEntry struct {
+	a        *admission
+	key      string // the Retained id holding the bytes
+	omitted  filter.Omitted
+	timedOut bool // the supplier answered 408
+}
+
+// retain records a filtered request's final bytes for an exact retry.
+func (m *Manager) retain(requestID string, a *admission, out PayloadResult) {
+	m.retained.Put(requestID, out.Output, out.SHA256)
 	m.retry408.mu.Lock()
-	m.retry408.scope[requestID] = a
+	m.retry408.byID[requestID] = &retryEntry{a: a, key: requestID, omitted: out.Omitted}
 	m.retry408.mu.Unlock()
 }
 
 // timedOut records a 408 for requestID (from llm/response).
 func (m *Manager) timedOut(requestID string) {
 	m.retry408.mu.Lock()
-	if _, ok := m.retry408.scope[requestID]; ok {
-		m.retry408.timedOut[requestID] = true
+	if e := m.retry408.byID[requestID]; e != nil {
+		e.timedOut = true
 	}
 	m.retry408.mu.Unlock()
 }
 
-// retry returns the recorded bytes of an earlier request of the same,
-// still current admission that the supplier answered with 408.
-func (m *Manager) retry(of string, a *admission) ([]byte, [32]byte, bool) {
+// retry returns the recorded result of request of, when the supplier
+// answered it with 408 and its admission a is still current. The retry
+// itself (requestID) is recorded too, so a retry of the retry gets the same
+// bytes after another 408.
+func (m *Manager) retry(of, requestID string, a *admission) (PayloadResult, bool) {
 	m.retry408.mu.Lock()
-	ok := m.retry408.scope[of] == a && m.retry408.timedOut[of]
+	e := m.retry408.byID[of]
+	ok := e != nil && e.a == a && e.timedOut
+	var entry retryEntry
+	if ok {
+		entry = *e
+	}
 	m.retry408.mu.Unlock()
 	if !ok || a.revokedErr() != nil {
-		return nil, [32]byte{}, false
+		return PayloadResult{}, false
 	}
-	return m.retained.Get(of)
+	out, sum, ok := m.retained.Get(entry.key)
+	if !ok {
+		return PayloadResult{}, false
+	}
+	m.retry408.mu.Lock()
+	if requestID != of {
+		m.retry408.byID[requestID] = &retryEntry{a: a, key: entry.key, omitted: entry.omitted}
+	}
+	m.retry408.mu.Unlock()
+	return PayloadResult{Outcome: OutcomeFiltered, Output: out, Omitted: entry.omitted, SHA256: sum}, true
 }
 
-// forget drops retry scope of an ended admission.
+// forget drops the retry records of an ended admission.
 func (r *retries) forget(a *admission) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for id, b := range r.scope {
-		if b == a {
-			delete(r.scope, id)
-			delete(r.timedOut, id)
+	for id, e := range r.byID {
+		if e.a == a {
+			delete(r.byID, id)
 		}
 	}
 }
