@@ -76,3 +76,20 @@ type Events struct {
 	Events   []Event `json:"events"`
 	Complete bool    `json:"complete"`
 }
+
+// UnmarshalJSON decodes a header and treats a missing isSeeded as seeded:
+// a session whose birth evidence is incomplete never gets the creation-time
+// default (DESIGN.md §2.1), and a plain bool would read the absence as false.
+func (h *SessionHeader) UnmarshalJSON(b []byte) error {
+	type plain SessionHeader
+	var p struct {
+		plain
+		IsSeeded *bool `json:"isSeeded"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*h = SessionHeader(p.plain)
+	h.IsSeeded = p.IsSeeded == nil || *p.IsSeeded
+	return nil
+}

@@ -155,3 +155,29 @@ func TestSettingsUnavailable(t *testing.T) {
 		})
 	}
 }
+
+// TestLostReplyIsUncertain: a write the store reports as failed may still
+// have landed. The read-back tells the two apart: a namespace that moved
+// on is COMMIT_UNCERTAIN (never "unavailable", which would tell the client
+// nothing was written); one still at the base revision is
+// SETTINGS_UNAVAILABLE (TestSettingsUnavailable).
+func TestLostReplyIsUncertain(t *testing.T) {
+	ctx := context.Background()
+	m := &settingstest.Memory{LoseReply: errors.New("reply lost")}
+	p := policy(m, newClock(100))
+	on := true
+	_, _, err := p.Set(ctx, "s1", nil, 0, &on)
+	wantCode(t, err, diag.CommitUncertain)
+	if _, rev := m.Get(ns); rev != 1 {
+		t.Fatalf("revision %d: the write should have landed", rev)
+	}
+	_, _, err = p.SetDefault(ctx, 1, false)
+	wantCode(t, err, diag.CommitUncertain)
+
+	fresh := &settingstest.Memory{LoseReply: errors.New("reply lost")}
+	err = policy(fresh, newClock(100)).Activate(ctx)
+	wantCode(t, err, diag.InitializationFailed)
+	if cause := err.(*diag.Error).Data["cause"]; cause != diag.CommitUncertain {
+		t.Fatalf("activation cause %v, want %s", cause, diag.CommitUncertain)
+	}
+}

@@ -24,7 +24,7 @@ import (
 // (the go-plugin pattern), so the FileStore's CAS is tested between real
 // processes, not goroutines.
 const (
-	childEnv  = "CONTINUITY_SETTINGS_CHILD" // "counter" or "looper"
+	childEnv  = "CONTINUITY_SETTINGS_CHILD" // "counter", "looper" or "activator"
 	childDir  = "CONTINUITY_SETTINGS_DIR"
 	childID   = "CONTINUITY_SETTINGS_ID"
 	childN    = "CONTINUITY_SETTINGS_N"
@@ -55,6 +55,8 @@ func runChild(mode string) error {
 		return countWrites(fs, id, n)
 	case "looper":
 		return loopWrites(fs)
+	case "activator":
+		return settings.NewPolicy(fs).Activate(context.Background())
 	}
 	return fmt.Errorf("unknown child mode %q", mode)
 }

@@ -107,7 +107,7 @@ func (p *Policy) commit(ctx context.Context, base state, key string, next state,
 	ops := []hostapi.Op{{Op: "set", Path: []string{key}, Value: written}}
 	rev, err := p.store.Mutate(ctx, Namespace, ops, base.revision)
 	if err != nil {
-		return state{}, storeError(err)
+		return state{}, p.failedWrite(ctx, base, key, err)
 	}
 	back, err := p.read(ctx)
 	if err != nil {
@@ -120,6 +120,31 @@ func (p *Policy) commit(ctx context.Context, base state, key string, next state,
 			Namespace, key, rev, back.revision).With("revision", rev).With("actual", back.revision)
 	}
 	return back, nil
+}
+
+// failedWrite names a write the store reported as failed. A conflict or a
+// malformed stored document is a definite refusal. Any other failure may
+// have come after the write landed (a reply lost on the way, a rename done
+// before the directory sync failed), so the namespace is read back: still
+// at the base revision means nothing was written (SETTINGS_UNAVAILABLE);
+// moved on, or unreadable, means the write may or may not have landed
+// (COMMIT_UNCERTAIN), so the client re-reads instead of assuming either.
+// A cancelled caller gets the store's error as it is.
+func (p *Policy) failedWrite(ctx context.Context, base state, key string, err error) error {
+	named := storeError(err)
+	if c := diag.CodeOf(named); c == diag.Conflict || c == diag.SettingsInvalid || ctx.Err() != nil {
+		return named
+	}
+	ns, rerr := p.store.Describe(ctx, Namespace)
+	if rerr == nil && ns.Revision == base.revision {
+		return named
+	}
+	e := diag.Newf(diag.CommitUncertain, "settings %s.%s: the write failed (%s) but may have landed", Namespace, key, diag.CodeOf(named)).
+		With("expected", base.revision)
+	if rerr == nil {
+		e = e.With("actual", ns.Revision)
+	}
+	return e
 }
 
 // HostConflict is the data.code a host (and FileStore) gives a settings

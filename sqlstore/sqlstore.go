@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -21,28 +23,45 @@ import (
 const FileName = "continuity.db"
 
 // Open opens (creating if needed) the database in dir with WAL, foreign
-// keys and a busy timeout.
+// keys and a busy timeout. Transactions begin IMMEDIATE, taking the write
+// lock up front, so two processes migrating at once wait for each other
+// instead of failing on a stale snapshot.
 func Open(dir string) (*sql.DB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("sqlstore: data directory: %w", err)
 	}
 	dsn := "file:" + filepath.Join(dir, FileName) +
-		"?_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)"
+		"?_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: open: %w", err)
 	}
-	if err := db.Ping(); err != nil {
+	// Processes starting together on one data directory race to switch
+	// the file to WAL and create the migrations table; the busy timeout
+	// does not cover every such lock, so opening retries a few times.
+	for attempt := 0; ; attempt++ {
+		err = db.Ping()
+		if err == nil {
+			_, err = db.Exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+				component TEXT PRIMARY KEY,
+				version   INTEGER NOT NULL)`)
+		}
+		if err == nil || attempt == 20 || !busy(err) {
+			break
+		}
+		time.Sleep(time.Duration(10+attempt*10) * time.Millisecond)
+	}
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlstore: open: %w", err)
 	}
-	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-		component TEXT PRIMARY KEY,
-		version   INTEGER NOT NULL)`); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("sqlstore: migrations table: %w", err)
-	}
 	return db, nil
+}
+
+// busy reports a SQLite lock error worth retrying.
+func busy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY")
 }
 
 // Migrate brings component's schema up to len(steps). Step i (0-based) runs

@@ -14,6 +14,8 @@ import (
 const usage = `usage: continuity <command> [flags]
 
 commands:
+  demo       run the A → B → B → A account-switch scenario on the embedded host (--list, --scenario NAME)
+  scenario   run or validate your own scenario file (scenario run FILE)
   serve      serve the plugin protocol on stdin/stdout (hosts start this)
   version    print the version
 `
@@ -28,6 +30,10 @@ func main() {
 	switch cmd {
 	case "serve":
 		code = serve(args)
+	case "demo":
+		code = demo(args)
+	case "scenario":
+		code = scenarioCmd(args)
 	case "version":
 		fmt.Println(version())
 	case "-h", "--help", "help":

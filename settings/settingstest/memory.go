@@ -26,6 +26,10 @@ type Memory struct {
 	// that method (an unreachable or failing host).
 	DescribeErr error
 	MutateErr   error
+	// LoseReply, when set, is returned by every Mutate that succeeded:
+	// the write lands but its answer is lost (a host that fails after
+	// committing, or a connection that drops on the way back).
+	LoseReply error
 	// Readback, when set, replaces what the first Describe after each
 	// successful Mutate returns (a host that lies or loses the write).
 	Readback func(hostapi.Namespace) hostapi.Namespace
@@ -108,5 +112,8 @@ func (m *Memory) Mutate(ctx context.Context, ns string, ops []hostapi.Op, expect
 	m.docs[ns] = hostapi.Namespace{NS: ns, Value: v, Revision: d.Revision + 1}
 	m.mutates++
 	m.readback = true
+	if m.LoseReply != nil {
+		return 0, m.LoseReply
+	}
 	return d.Revision + 1, nil
 }
