@@ -98,6 +98,7 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 		Policy:         svc.policy,
 		Consent:        svc.consent,
 		Agents:         s.host,
+		Sessions:       sessionsCap(caps, s.host),
 		Emitter:        emit,
 		Now:            s.cfg.Now,
 		StripPairedIDs: true,
@@ -151,4 +152,13 @@ func (svc *services) close() {
 	if svc.db != nil {
 		svc.db.Close()
 	}
+}
+
+// sessionsCap is the host's session reads when it offers them, else a nil
+// interface.
+func sessionsCap(caps hostCapabilities, h hostapi.Sessions) hostapi.Sessions {
+	if caps.Sessions {
+		return h
+	}
+	return nil
 }

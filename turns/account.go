@@ -39,6 +39,15 @@ func (m *Manager) AccountSwitch(ctx context.Context, sessionID, accountID string
 		return AccountSwitchView{}, err
 	}
 	last := m.LastAccount(sessionID)
+	if last == "" && !res.Enabled {
+		if last = m.accountOfHistory(ctx, sessionID); last != "" {
+			m.mu.Lock()
+			if s := m.sessionLocked(sessionID); s.account == "" {
+				s.account = last
+			}
+			m.mu.Unlock()
+		}
+	}
 	switch {
 	case res.Enabled:
 		return AccountSwitchView{Reason: "policyOn"}, nil

@@ -28,8 +28,11 @@ type Options struct {
 	Policy  Policy
 	Consent Consent
 	Agents  hostapi.Agents
-	Emitter hostapi.Emitter
-	Now     func() time.Time
+	// Sessions, when set, lets an account switch after a restart find the
+	// account of the session's earlier turns in the host's log.
+	Sessions hostapi.Sessions
+	Emitter  hostapi.Emitter
+	Now      func() time.Time
 	// StripPairedIDs removes the id of an item that directly followed an
 	// omitted reasoning item (DESIGN.md §2.3); on for Copilot.
 	StripPairedIDs bool
