@@ -1,5 +1,7 @@
 package boundary
 
+import "github.com/continuity-dev/continuity/continuation"
+
 // Projection is what a complete RESEED offers the lead: the arguments of a
 // continue_session call (seed 000) built from durable positive state, plus
 // Query, the same state as the one text a successor would read. The lead
@@ -12,25 +14,12 @@ type Projection struct {
 	Query   string   `json:"query"`
 }
 
-// Handoff has the shape of continue_session's handoff.
-type Handoff struct {
-	Purpose          string   `json:"purpose"`
-	CurrentRequest   string   `json:"currentRequest"`
-	EstablishedFacts []string `json:"establishedFacts,omitempty"`
-	Decisions        []string `json:"decisions,omitempty"`
-	OpenQuestions    []string `json:"openQuestions,omitempty"`
-	NextActions      []string `json:"nextActions,omitempty"`
-	Cautions         []string `json:"cautions,omitempty"`
-}
-
-// Source is a continue_session source of kind "session_event": the exact
-// event a handoff line came from, so the successor can recall it.
-type Source struct {
-	Kind      string `json:"kind"`
-	SessionID string `json:"sessionId"`
-	EventID   string `json:"eventId"`
-	Relevance string `json:"relevance"`
-}
+// Handoff and Source are continue_session's own argument types, so a
+// projection is passed to the continuation tool without translation.
+type (
+	Handoff = continuation.Handoff
+	Source  = continuation.Source
+)
 
 // continueReasons maps decision reasons to the continue_session reason a
 // projection is offered with. Reasons that are not listed (APPEND, and the
