@@ -70,13 +70,12 @@ func (f *frameReader) next() ([]byte, error) {
 		if size >= readChunk {
 			chunk = bigBlock
 		}
-		b := make([]byte, chunk)
-		n, err := io.ReadAtLeast(f.src, b, 1)
-		b = b[:n]
+		b, i, err := f.fill(make([]byte, chunk))
 		if err != nil {
 			f.eof, f.rerr = true, err
 		}
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		n := len(b)
+		if i >= 0 {
 			if size+int64(i) > f.max {
 				f.buf, f.off = b, i+1
 				return nil, errFrameTooLarge
@@ -93,6 +92,32 @@ func (f *frameReader) next() ([]byte, error) {
 			size += int64(n)
 		}
 	}
+}
+
+// fill reads into b until b is full, a newline arrives or input ends,
+// and returns the filled part and the index of its first newline (-1 when
+// none). A pipe read returns at most 64 KiB, so filling the block before
+// allocating the next keeps a large frame to a few big allocations.
+func (f *frameReader) fill(b []byte) ([]byte, int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := f.src.Read(b[n:])
+		if i := bytes.IndexByte(b[n:n+m], '\n'); i >= 0 {
+			return b[:n+m], n + i, nil
+		}
+		n += m
+		if err != nil {
+			if n > 0 && err == io.EOF {
+				return b[:n], -1, nil
+			}
+			return b[:n], -1, err
+		}
+		if n > 0 && len(b) == readChunk {
+			// Small frames: hand back what one read brought.
+			break
+		}
+	}
+	return b[:n], -1, nil
 }
 
 // skipLine discards input up to and including the next newline, using one
