@@ -18,6 +18,7 @@ commands:
   scenario   run or validate your own scenario file (scenario run FILE)
   serve      serve the plugin protocol on stdin/stdout (hosts start this)
   version    print the version
+  bench      measure the filter and the wire against SHA-256, encoding/json and Node.js (--quick, --sizes, --runs, --out)
 `
 
 func main() {
@@ -34,6 +35,8 @@ func main() {
 		code = demo(args)
 	case "scenario":
 		code = scenarioCmd(args)
+	case "bench":
+		code = benchCmd(args)
 	case "version":
 		fmt.Println(version())
 	case "-h", "--help", "help":

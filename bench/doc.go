@@ -1,0 +1,29 @@
+// Package bench owns continuity's performance comparison (issue 7,
+// DESIGN.md §6): the measurement library behind `continuity bench`.
+//
+// Users choose between an in-process plugin (the DSH Copilot plugin keeps
+// request bodies as JavaScript objects and hashes each ciphertext), a
+// gateway that parses and re-serializes every request, and continuity,
+// which runs out of process. continuity has to earn that process boundary
+// in speed, so one run measures, on the same generated payloads
+// (filter/payloadgen, REFERENCE.md §1):
+//
+//   - the filter alone (MB/s, allocations, ns per item), validating and
+//     prevalidated as the plugin runs it;
+//   - the full llm/payload round trip through the real binary over a pipe,
+//     spoken to by a lean NDJSON client (Client), next to the same frame
+//     bytes through /bin/cat;
+//   - the limits: single-core SHA-256 over the ciphertexts and a memmove of
+//     the payload;
+//   - an encoding/json decode-filter-encode (JSONTurn, what a naive Go
+//     gateway does);
+//   - the reference algorithm in Node.js (node/reference.js), end to end and
+//     the filter step alone on an already-parsed object, when node exists;
+//   - how cost grows with payload size, with the number of reasoning items
+//     and over the turns of a long session.
+//
+// Run returns a Report whose Bars are the DESIGN.md §6 bars computed from
+// ratios measured in the same run; WriteText, WriteMarkdown and WriteJSON
+// render it. Timing lives only here and in benchmarks: no test asserts on
+// a duration.
+package bench

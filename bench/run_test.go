@@ -1,0 +1,47 @@
+package bench
+
+import (
+	"os/exec"
+	"testing"
+
+	"github.com/continuity-dev/continuity/internal/testbin"
+)
+
+// TestRunSmall runs the whole bench on tiny payloads with one sample per
+// case: every case yields a row on every kind, the growth tables are
+// filled, and every bar is computed. Numbers are not checked.
+func TestRunSmall(t *testing.T) {
+	cfg := Config{Binary: testbin.Path(t), Sizes: []int{32 << 10}, Runs: 1, LatencySamples: 1,
+		CountSize: 64 << 10, Counts: []int{2, 8}, SessionTurns: 3, SessionSize: 256 << 10}
+	rep, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := append([]string{}, inProcessCases...)
+	cases = append(cases, CaseWire)
+	if _, err := exec.LookPath("cat"); err == nil {
+		cases = append(cases, CasePipe)
+	}
+	if _, err := exec.LookPath("node"); err == nil {
+		cases = append(cases, CaseNodeFull, CaseNodeFilter)
+	}
+	for _, kind := range Kinds {
+		for _, c := range cases {
+			r := rep.find(GroupSize, c, kind, 32<<10)
+			if r == nil || r.Ops < 1 || r.P50Ns <= 0 || r.MBps <= 0 {
+				t.Errorf("%s on %s: %+v", c, kind, r)
+			}
+		}
+	}
+	for _, n := range []string{"reasoning/2", "reasoning/8"} {
+		if rep.find(GroupReasoning, CaseFilter, n, 64<<10) == nil || rep.find(GroupReasoning, CaseSHA256, n, 64<<10) == nil {
+			t.Errorf("no reasoning-count rows for %s", n)
+		}
+	}
+	if len(rep.Session) != 3 || rep.Session[2].PayloadBytes <= rep.Session[0].PayloadBytes || rep.Session[2].WireNs <= 0 {
+		t.Errorf("session rows: %+v", rep.Session)
+	}
+	if len(rep.Bars) != 9 {
+		t.Errorf("%d bars, want 9", len(rep.Bars))
+	}
+}

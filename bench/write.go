@@ -1,0 +1,172 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// columns of the size and reasoning-count tables.
+var columns = []string{"case", "payload", "size", "items (reasoning)", "MB/s", "ns/item", "best", "p50", "p99",
+	"allocs/op", "alloc/byte", "× SHA-256", "× encoding/json", "× filter", "× pipe copy"}
+
+// cells renders one row in the order of columns.
+func cells(r Row) []string {
+	return []string{r.Case, r.Kind, FormatSize(r.Size), fmt.Sprintf("%d (%d)", r.Items, r.Reasoning),
+		num(r.MBps, 0), num(r.NsPerItem, 0), dur(r.BestNs), dur(r.P50Ns), dur(r.P99Ns),
+		num(r.AllocsPerOp, 0), num(r.AllocPerByte, 3),
+		ratio(r.VsSHA256), ratio(r.VsJSON), ratio(r.VsFilter), ratio(r.VsPipe)}
+}
+
+// WriteText writes the tables and bars for a terminal.
+func WriteText(w io.Writer, rep *Report) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, g := range []string{GroupSize, GroupReasoning} {
+		fmt.Fprintln(tw, strings.Join(columns, "\t")+"\t")
+		for _, r := range rep.Rows {
+			if r.Group == g {
+				fmt.Fprintln(tw, strings.Join(cells(r), "\t")+"\t")
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(rep.Session) > 0 {
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "turn\thistory\tpayload\tfilter\tfilter ns/byte\twire\twire ns/byte\t")
+		for _, t := range rep.Session {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t.Turn, FormatSize(t.HistoryBytes), FormatSize(t.PayloadBytes),
+				dur(t.FilterNs), num(t.FilterNsPerByte, 3), dur(t.WireNs), num(t.WireNsPerByte, 3))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "session growth (last turn's ns/byte over the later half's median): filter %s, wire %s\n\n",
+			ratio(rep.SessionGrowth[0]), ratio(rep.SessionGrowth[1]))
+	}
+	for _, b := range rep.Bars {
+		fmt.Fprintln(w, barLine(b))
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintln(w, "note: "+n)
+	}
+	return nil
+}
+
+// WriteMarkdown writes the report as a Markdown document.
+func WriteMarkdown(w io.Writer, rep *Report) error {
+	m := rep.Machine
+	fmt.Fprintf(w, "# continuity bench\n\n%s, %s/%s, %d CPUs (%s), node %s; run took %s.\n\n",
+		m.GoVersion, m.OS, m.Arch, m.CPUs, m.CPU, m.Node, rep.Duration)
+	fmt.Fprintln(w, "MB/s and ns/item are taken at the best time of each case (noise from other work on the machine "+
+		"only adds time); p50 and p99 are over all samples. MB/s counts payload bytes (SHA-256: bytes hashed). "+
+		"Ratios are throughput ratios against the same payload's row (higher is faster).")
+	fmt.Fprintln(w, "\n## Bars (DESIGN.md §6)")
+	fmt.Fprintln(w)
+	for _, b := range rep.Bars {
+		fmt.Fprintln(w, "- "+barLine(b))
+	}
+	for _, g := range []struct{ group, title string }{
+		{GroupSize, "By payload size"}, {GroupReasoning, "By number of reasoning items"},
+	} {
+		fmt.Fprintf(w, "\n## %s\n\n", g.title)
+		mdRow(w, columns)
+		mdRow(w, append([]string{"---", "---"}, repeat("---:", len(columns)-2)...))
+		for _, r := range rep.Rows {
+			if r.Group == g.group {
+				mdRow(w, cells(r))
+			}
+		}
+	}
+	if len(rep.Session) > 0 {
+		fmt.Fprintf(w, "\n## Long session\n\nEach turn: step 1 is the history (all reasoning omitted), "+
+			"step 2 adds the turn's steps (new reasoning kept). Growth (last turn's ns/byte over the later half's median): "+
+			"filter %s, wire %s.\n\n", ratio(rep.SessionGrowth[0]), ratio(rep.SessionGrowth[1]))
+		mdRow(w, []string{"turn", "history", "payload", "filter", "filter ns/byte", "wire", "wire ns/byte"})
+		mdRow(w, repeat("---:", 7))
+		for _, t := range rep.Session {
+			mdRow(w, []string{strconv.Itoa(t.Turn), FormatSize(t.HistoryBytes), FormatSize(t.PayloadBytes),
+				dur(t.FilterNs), num(t.FilterNsPerByte, 3), dur(t.WireNs), num(t.WireNsPerByte, 3)})
+		}
+	}
+	if len(rep.Notes) > 0 {
+		fmt.Fprintln(w, "\n## Notes")
+		fmt.Fprintln(w)
+		for _, n := range rep.Notes {
+			fmt.Fprintln(w, "- "+n)
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the report as indented JSON.
+func WriteJSON(w io.Writer, rep *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
+
+func barLine(b Bar) string {
+	status := "FAIL"
+	if b.Pass {
+		status = "PASS"
+	}
+	s := fmt.Sprintf("%s  %s: %s (want %s)", status, b.Name, b.Got, b.Want)
+	if b.Note != "" {
+		s += " — " + b.Note
+	}
+	return s
+}
+
+func mdRow(w io.Writer, c []string) {
+	for i := range c {
+		c[i] = strings.ReplaceAll(c[i], "|", `\|`)
+	}
+	fmt.Fprintln(w, "| "+strings.Join(c, " | ")+" |")
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+// num formats a value with prec decimals; zero (not measured) is a dash.
+func num(v float64, prec int) string {
+	if v == 0 {
+		return "—"
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
+func ratio(v float64) string {
+	if v == 0 {
+		return "—"
+	}
+	if v >= 10 {
+		return strconv.FormatFloat(v, 'f', 1, 64) + "×"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64) + "×"
+}
+
+// dur formats nanoseconds in the unit that suits them.
+func dur(ns int64) string {
+	switch {
+	case ns == 0:
+		return "—"
+	case ns >= 1e9:
+		return strconv.FormatFloat(float64(ns)/1e9, 'f', 2, 64) + " s"
+	case ns >= 1e6:
+		return strconv.FormatFloat(float64(ns)/1e6, 'f', 2, 64) + " ms"
+	case ns >= 1e3:
+		return strconv.FormatFloat(float64(ns)/1e3, 'f', 1, 64) + " µs"
+	}
+	return strconv.FormatInt(ns, 10) + " ns"
+}

@@ -1,0 +1,137 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// fakeReport is a report with hand-set numbers for every bar: the filter
+// at 0.7× SHA-256 and 12× encoding/json, the wire at 2.5× the filter's
+// time on reasoning and 4× on ordinary, and 1 MiB p99s of 3 ms and 7 ms.
+func fakeReport() *Report {
+	rep := &Report{Machine: Machine{GoVersion: "go", CPUs: 2, Node: "absent: test"}}
+	big, mib := 64<<20, 1<<20
+	add := func(cas, kind string, size int, mbps float64, p99 int64) {
+		rep.Rows = append(rep.Rows, Row{Group: GroupSize, Case: cas, Kind: kind, Size: size, Bytes: size + 100,
+			Items: 10, Reasoning: 4, Ops: 5, BestNs: 9e5, P50Ns: 1e6, P99Ns: p99, MBps: mbps, AllocPerByte: 0.1})
+	}
+	for _, kind := range Kinds {
+		add(CaseFilter, kind, big, 1400, 2e6)
+		add(CaseSHA256, kind, big, 2000, 2e6)
+		add(CaseJSON, kind, big, 100, 2e6)
+	}
+	add(CaseWire, KindReasoning, big, 1400/2.5, 2e6)
+	add(CaseWire, KindOrdinary, big, 1400/4.0, 2e6)
+	add(CaseWire, KindTypical, big, 1400/2.0, 2e6)
+	add(CaseWire, KindReasoning, mib, 300, 3e6)
+	add(CaseWire, KindOrdinary, mib, 300, 7e6)
+	add(CaseWire, KindTypical, mib, 300, 4.9e6)
+	rep.Rows = append(rep.Rows, Row{Group: GroupReasoning, Case: CaseFilter, Kind: "reasoning/16", Size: mib, MBps: 900})
+	rep.Session = []TurnRow{{Turn: 1, HistoryBytes: 10, PayloadBytes: 20, FilterNs: 30, FilterNsPerByte: 1}}
+	rep.Notes = []string{"a note | with a pipe"}
+	rep.ratios()
+	rep.Bars = bars(rep, []int{mib, big})
+	return rep
+}
+
+func TestBarsFollowTheRatios(t *testing.T) {
+	want := map[string]bool{
+		"filter vs SHA-256, reasoning 64 MiB":               true,
+		"filter allocations, reasoning 64 MiB":              true,
+		"filter vs encoding/json, ordinary 64 MiB":          true,
+		"wire round trip vs filter alone, reasoning 64 MiB": true,
+		"wire round trip vs filter alone, ordinary 64 MiB":  false,
+		"wire round trip vs filter alone, typical 64 MiB":   true,
+		"wire p99, reasoning 1 MiB":                         true,
+		"wire p99, ordinary 1 MiB":                          false,
+		"wire p99, typical 1 MiB":                           true,
+	}
+	rep := fakeReport()
+	got := map[string]bool{}
+	for _, b := range rep.Bars {
+		got[b.Name] = b.Pass
+		if b.Note != "" {
+			t.Errorf("%s: unexpected note %q at the bar's own size", b.Name, b.Note)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("bars = %v\nwant %v", got, want)
+	}
+}
+
+func TestBarsSayWhenMeasuredAtAnotherSize(t *testing.T) {
+	rep := fakeReport()
+	for _, b := range bars(rep, []int{1 << 20}) {
+		if strings.HasPrefix(b.Name, "wire p99") {
+			continue
+		}
+		if b.Pass || !strings.Contains(b.Note, "defined at 64 MiB") {
+			t.Errorf("%s: pass %v, note %q", b.Name, b.Pass, b.Note)
+		}
+	}
+}
+
+func TestWriteJSONRoundTrips(t *testing.T) {
+	rep := fakeReport()
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Rows, rep.Rows) || !reflect.DeepEqual(back.Bars, rep.Bars) || !reflect.DeepEqual(back.Session, rep.Session) {
+		t.Fatal("the JSON does not read back as the report")
+	}
+}
+
+// TestWriteMarkdownTables checks that every table row has as many cells
+// as its header and that every bar is listed with its verdict.
+func TestWriteMarkdownTables(t *testing.T) {
+	rep := fakeReport()
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	cells := -1
+	rows := 0
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if !strings.HasPrefix(line, "|") {
+			cells = -1
+			continue
+		}
+		n := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") - 1
+		if cells < 0 {
+			cells = n
+		} else if n != cells {
+			t.Fatalf("row with %d cells under a header of %d: %s", n, cells, line)
+		}
+		rows++
+	}
+	// headers and separators of three tables, plus every row and turn
+	if want := 3*2 + len(rep.Rows) + len(rep.Session); rows != want {
+		t.Fatalf("%d table lines, want %d", rows, want)
+	}
+	for _, b := range rep.Bars {
+		if !strings.Contains(buf.String(), "- "+barLine(b)) {
+			t.Fatalf("bar %q is missing", b.Name)
+		}
+	}
+}
+
+func TestWriteTextListsBars(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteText(&buf, fakeReport()); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), "PASS  "); n != 7 {
+		t.Fatalf("%d PASS lines, want 7", n)
+	}
+	if n := strings.Count(buf.String(), "FAIL  "); n != 2 {
+		t.Fatalf("%d FAIL lines, want 2", n)
+	}
+}
