@@ -6,11 +6,11 @@ import "github.com/continuity-dev/continuity/diag"
 // its members. Only member names and the short type and status values are
 // read; every other value was skipped.
 func (s *scanner) classify(it *item, index int, members []member, d *doc) error {
-	b := s.b
+	b := s.B
 	typ, cipher, status := -1, -1, -1
 	for k := range members {
 		m := &members[k]
-		name, ok := s.decoded(b[m.key.start+1 : m.key.end-1])
+		name, ok := s.Decoded(b[m.key.start+1 : m.key.end-1])
 		if !ok {
 			return syntaxError(m.key.start)
 		}
@@ -45,15 +45,15 @@ func (s *scanner) classify(it *item, index int, members []member, d *doc) error 
 	}
 	tv := b[members[typ].val.start:members[typ].val.end]
 	switch {
-	case s.strIs(tv, "reasoning"):
+	case s.StrIs(tv, "reasoning"):
 		it.kind = kindReasoning
-	case s.strIs(tv, "compaction"), s.strIs(tv, "item_reference"):
+	case s.StrIs(tv, "compaction"), s.StrIs(tv, "item_reference"):
 		it.kind = kindBound
 		return nil
 	default:
 		return nil
 	}
-	if status >= 0 && !s.strIs(b[members[status].val.start:members[status].val.end], "completed") {
+	if status >= 0 && !s.StrIs(b[members[status].val.start:members[status].val.end], "completed") {
 		d.unsupported(index, "has a status other than completed")
 		return nil
 	}

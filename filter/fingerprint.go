@@ -8,6 +8,7 @@ import (
 	"hash"
 
 	"github.com/continuity-dev/continuity/diag"
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 // fingerprinter hashes the ciphertexts of one call. It owns the call's work
@@ -79,7 +80,7 @@ func (f *fingerprinter) escaped(raw []byte) error {
 		}
 		if raw[0] == '\\' {
 			var n int
-			if buf, n = appendEscape(buf, raw); n == 0 {
+			if buf, n = jsonscan.AppendEscape(buf, raw); n == 0 {
 				return diag.New(diag.InvalidPayload, "payload is not valid JSON (bad escape in encrypted_content)")
 			}
 			raw = raw[n:]
@@ -129,7 +130,7 @@ func utf16Units(c []byte) int {
 	for ; i < len(c); i++ {
 		acc |= uint64(c[i])
 	}
-	if acc&msb == 0 {
+	if acc&0x8080808080808080 == 0 {
 		return len(c)
 	}
 	n := 0

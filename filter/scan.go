@@ -52,23 +52,23 @@ type member struct {
 // scan validates the payload (unless trusted) and indexes its input items.
 func (s *scanner) scan() (*doc, error) {
 	d := &doc{}
-	b := s.b
-	i := s.ws(0)
+	b := s.B
+	i := s.WS(0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, diag.New(diag.InvalidPayload, "payload is not a JSON object")
 	}
 	sawInput := false
-	i = s.ws(i + 1)
+	i = s.WS(i + 1)
 	if i < len(b) && b[i] == '}' {
 		i++
 	} else {
 		for {
 			keyStart := i
-			keyEnd, v, err := s.key(i)
+			keyEnd, v, err := s.Key(i)
 			if err != nil {
 				return nil, err
 			}
-			isInput := s.strIs(b[keyStart:keyEnd], "input")
+			isInput := s.StrIs(b[keyStart:keyEnd], "input")
 			if isInput && sawInput {
 				return nil, diag.New(diag.InvalidPayload, "payload has more than one input member")
 			}
@@ -78,18 +78,18 @@ func (s *scanner) scan() (*doc, error) {
 				i, err = s.input(v, d)
 			case isInput && v < len(b) && b[v] == '"':
 				// The string shorthand is one user message: nothing to omit.
-				i, err = s.str(v)
+				i, err = s.Str(v)
 			case isInput:
 				return nil, diag.New(diag.InvalidPayload, "payload input is neither an array nor a string")
 			default:
-				i, err = s.value(v)
+				i, err = s.Value(v)
 			}
 			if err != nil {
 				return nil, err
 			}
-			i = s.ws(i)
+			i = s.WS(i)
 			if i < len(b) && b[i] == ',' {
-				i = s.ws(i + 1)
+				i = s.WS(i + 1)
 				continue
 			}
 			if i < len(b) && b[i] == '}' {
@@ -99,7 +99,7 @@ func (s *scanner) scan() (*doc, error) {
 			return nil, syntaxError(i)
 		}
 	}
-	if i = s.ws(i); i != len(b) {
+	if i = s.WS(i); i != len(b) {
 		return nil, syntaxError(i)
 	}
 	return d, nil
@@ -107,8 +107,8 @@ func (s *scanner) scan() (*doc, error) {
 
 // input indexes the input array that starts at i.
 func (s *scanner) input(i int, d *doc) (int, error) {
-	b := s.b
-	i = s.ws(i + 1)
+	b := s.B
+	i = s.WS(i + 1)
 	if i < len(b) && b[i] == ']' {
 		return i + 1, nil
 	}
@@ -128,7 +128,7 @@ func (s *scanner) input(i int, d *doc) (int, error) {
 				return 0, err
 			}
 		} else {
-			if i, err = s.value(i); err != nil {
+			if i, err = s.Value(i); err != nil {
 				return 0, err
 			}
 			it.end = i
@@ -140,9 +140,9 @@ func (s *scanner) input(i int, d *doc) (int, error) {
 			d.reasoning = append(d.reasoning, len(d.items))
 		}
 		d.items = append(d.items, it)
-		i = s.ws(i)
+		i = s.WS(i)
 		if i < len(b) && b[i] == ',' {
-			i = s.ws(i + 1)
+			i = s.WS(i + 1)
 			continue
 		}
 		if i < len(b) && b[i] == ']' {
@@ -154,26 +154,26 @@ func (s *scanner) input(i int, d *doc) (int, error) {
 
 // object skips the object at i, appending its members to dst.
 func (s *scanner) object(i int, dst []member) ([]member, int, error) {
-	b := s.b
-	i = s.ws(i + 1)
+	b := s.B
+	i = s.WS(i + 1)
 	if i < len(b) && b[i] == '}' {
 		return dst, i + 1, nil
 	}
 	for {
 		m := member{span: span{start: i}, key: span{start: i}}
 		var err error
-		if m.key.end, m.val.start, err = s.key(i); err != nil {
+		if m.key.end, m.val.start, err = s.Key(i); err != nil {
 			return nil, 0, err
 		}
-		if i, err = s.value(m.val.start); err != nil {
+		if i, err = s.Value(m.val.start); err != nil {
 			return nil, 0, err
 		}
 		m.val.end, m.end = i, i
-		m.plain = s.b[m.val.start] == '"' && s.plain
+		m.plain = s.B[m.val.start] == '"' && s.Plain
 		dst = append(dst, m)
-		i = s.ws(i)
+		i = s.WS(i)
 		if i < len(b) && b[i] == ',' {
-			i = s.ws(i + 1)
+			i = s.WS(i + 1)
 			continue
 		}
 		if i < len(b) && b[i] == '}' {

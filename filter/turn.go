@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/continuity-dev/continuity/diag"
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 // Options configure a Turn.
@@ -86,10 +87,10 @@ func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) 
 	if err := fp.poll(); err != nil {
 		return Result{}, err
 	}
-	sc := scanner{b: payload, trusted: t.opts.Prevalidated}
+	sc := scanner{Scanner: jsonscan.Scanner{B: payload, Trusted: t.opts.Prevalidated}}
 	d, err := sc.scan()
 	if err != nil {
-		return Result{}, err
+		return Result{}, named(err)
 	}
 	if d.problem != nil {
 		return Result{}, d.problem

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/continuity-dev/continuity/jsonscan"
 	"github.com/continuity-dev/continuity/turns"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
 	"github.com/continuity-dev/continuity/wire"
@@ -46,56 +46,50 @@ func checkPayloadParams(raw []byte) error {
 }
 
 // splitPayloadParams validates llm/payload's envelope against its schema
-// without decoding the payload — one pass over the members: every other
-// member is decoded (they are small), the payload is located by offset — and
-// returns the envelope and the payload's original bytes.
+// without decoding the payload: one trusted pass over the params members
+// (the wire validated the frame) decodes every other member (they are small)
+// and locates the payload by offset. It returns the envelope and the
+// payload's original bytes.
 func splitPayloadParams(raw []byte) (turns.PayloadRequest, []byte, error) {
 	var req turns.PayloadRequest
 	if raw == nil {
 		return req, nil, invalidParams("params are required")
 	}
-	v := view(raw)
-	root := gjson.Parse(v)
-	if !root.IsObject() {
+	sc := jsonscan.Scanner{B: raw, Trusted: true}
+	members, err := sc.Members(make([]jsonscan.Member, 0, 12))
+	if err != nil {
 		return req, nil, invalidParams("params must be an object")
 	}
 	envelope := map[string]any{}
-	payloads := 0
 	var payload []byte
-	var decodeErr error
-	root.ForEach(func(k, val gjson.Result) bool {
-		if k.Str == "payload" {
-			payloads++
-			envelope["payload"] = map[string]any{}
-			if !val.IsObject() {
-				envelope["payload"] = nil
-			}
-			if end := val.Index + len(val.Raw); val.Index > 0 && end <= len(raw) {
-				payload = raw[val.Index:end:end]
-			}
-			return true
+	for _, m := range members {
+		name, ok := sc.Decoded(raw[m.KeyStart+1 : m.KeyEnd-1])
+		if !ok {
+			return req, nil, invalidParams("llm/payload: a member name cannot be read")
 		}
-		d := json.NewDecoder(bytes.NewReader([]byte(val.Raw)))
+		key := string(name)
+		if _, dup := envelope[key]; dup {
+			return req, nil, invalidParams("llm/payload: " + strconv.Quote(key) + " appears more than once")
+		}
+		v := m.Value(raw)
+		if key == "payload" {
+			envelope[key] = nil
+			if v[0] == '{' {
+				envelope[key] = map[string]any{}
+				payload = v
+			}
+			continue
+		}
+		d := json.NewDecoder(bytes.NewReader(v))
 		d.UseNumber()
 		var x any
 		if err := d.Decode(&x); err != nil {
-			decodeErr = err
-			return false
+			return req, nil, invalidParams("llm/payload: " + err.Error())
 		}
-		envelope[k.Str] = x
-		return true
-	})
-	if decodeErr != nil {
-		return req, nil, invalidParams("llm/payload: " + decodeErr.Error())
-	}
-	if payloads > 1 {
-		return req, nil, invalidParams("llm/payload: payload appears more than once")
+		envelope[key] = x
 	}
 	if err := uicontract.ValidateValue("wire/llm/payload.params", envelope); err != nil {
 		return req, nil, invalidParams(err.Error())
-	}
-	if payload == nil {
-		return req, nil, invalidParams("llm/payload: payload cannot be located")
 	}
 	b, _ := json.Marshal(envelope)
 	if err := json.Unmarshal(b, &req); err != nil {

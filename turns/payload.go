@@ -5,10 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/filter"
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 // Outcomes of llm/payload.
@@ -141,8 +140,24 @@ func native(req PayloadRequest, payload []byte) bool {
 	if req.Purpose != "chat" && req.Purpose != "compaction" {
 		return true
 	}
-	v := unsafeString(payload)
-	return !gjson.Get(v, "input").Exists() && gjson.Get(v, "messages").Exists()
+	return chatCompletions(payload)
+}
+
+// chatCompletions reports whether a body is a Chat Completions request
+// (messages and no input) rather than a Responses request. The wire has
+// validated the frame, so one trusted pass over the top level finds out.
+func chatCompletions(payload []byte) bool {
+	sc := jsonscan.Scanner{B: payload, Trusted: true}
+	members, err := sc.Members(nil)
+	if err != nil {
+		return false
+	}
+	input, messages := false, false
+	for _, m := range members {
+		input = input || sc.NameIs(m, "input")
+		messages = messages || sc.NameIs(m, "messages")
+	}
+	return messages && !input
 }
 
 func (m *Manager) nativeResult(req PayloadRequest, payload []byte) PayloadResult {

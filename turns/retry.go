@@ -2,7 +2,6 @@ package turns
 
 import (
 	"sync"
-	"unsafe"
 
 	"github.com/continuity-dev/continuity/filter"
 )
@@ -78,12 +77,4 @@ func (r *retries) forget(a *admission) {
 			delete(r.byID, id)
 		}
 	}
-}
-
-// unsafeString views b as a string without copying; b must not change.
-func unsafeString(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
 }

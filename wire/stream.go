@@ -27,8 +27,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
+
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 // DefaultMaxFrameBytes is the default frame limit (PROTOCOL.md §1).
@@ -128,55 +129,57 @@ type frameError struct {
 
 // skeleton validates a frame and returns the bytes the library decodes: the
 // frame itself for responses, and for requests the frame with its params
-// replaced by a token whose bytes are parked for TakeParams.
+// replaced by a token whose bytes are parked for TakeParams. Validation and
+// locating the members are one pass of jsonscan over the frame, so a 64 MiB
+// payload is read once here, not once per question asked of it.
 func (s *Stream) skeleton(line []byte) ([]byte, *frameError) {
-	view := View(line)
-	if !gjson.Valid(view) {
+	sc := jsonscan.Scanner{B: line}
+	members, err := sc.Members(make([]jsonscan.Member, 0, 8))
+	switch {
+	case errors.As(err, new(jsonscan.ErrNotObject)) && line[0] == '[':
+		return nil, &frameError{Error: &Error{Code: CodeInvalidRequest, Message: "batches are not supported"}}
+	case errors.As(err, new(jsonscan.ErrNotObject)):
+		return nil, &frameError{Error: &Error{Code: CodeParseError, Message: "parse error: the line is not a JSON object"}}
+	case err != nil:
 		return nil, &frameError{Error: &Error{Code: CodeParseError, Message: "parse error: the line is not JSON"}}
 	}
-	switch line[0] {
-	case '{':
-	case '[':
-		return nil, &frameError{Error: &Error{Code: CodeInvalidRequest, Message: "batches are not supported"}}
-	default:
-		return nil, &frameError{Error: &Error{Code: CodeParseError, Message: "parse error: the line is not a JSON object"}}
+	var f frameMembers
+	dup := false
+	for _, m := range members {
+		dup = f.set(&sc, m) || dup
 	}
-	id := gjson.Get(view, "id")
 	var idRaw json.RawMessage
-	if id.Exists() && (id.Type == gjson.String || id.Type == gjson.Number) {
-		idRaw = json.RawMessage(id.Raw)
+	if id := f.value(line, f.id); id != nil && (id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9') {
+		idRaw = json.RawMessage(id)
 	}
 	bad := func(msg string) *frameError {
 		return &frameError{ID: idRaw, Error: &Error{Code: CodeInvalidRequest, Message: msg}}
 	}
-	if v := gjson.Get(view, "jsonrpc"); v.Type != gjson.String || v.Str != "2.0" {
+	switch {
+	case dup:
+		return nil, bad("invalid request: a member appears twice")
+	case f.jsonrpc == nil || !sc.StrIs(f.value(line, f.jsonrpc), "2.0"):
 		return nil, bad(`invalid request: "jsonrpc" must be "2.0"`)
-	}
-	if id.Exists() && idRaw == nil {
+	case f.id != nil && idRaw == nil:
 		return nil, bad("invalid request: id must be a string or a number")
 	}
-	method := gjson.Get(view, "method")
-	if !method.Exists() {
-		if !gjson.Get(view, "result").Exists() && !gjson.Get(view, "error").Exists() {
+	if f.method == nil {
+		if f.result == nil && f.err == nil {
 			return nil, bad("invalid request: neither a request nor a response")
 		}
-		if !id.Exists() {
+		if f.id == nil {
 			// A response to nothing we can name; answering would loop.
 			return nil, &frameError{Error: &Error{Code: CodeInvalidRequest, Message: "invalid response: no id"}}
 		}
 		return line, nil
 	}
-	if method.Type != gjson.String || method.Str == "" {
+	if method := f.value(line, f.method); method[0] != '"' || len(method) < 3 {
 		return nil, bad("invalid request: method must be a non-empty string")
 	}
-	params := gjson.Get(view, "params")
-	if !params.Exists() {
+	if f.params == nil {
 		return line, nil
 	}
-	start, end := params.Index, params.Index+len(params.Raw)
-	if start <= 0 || end > len(line) {
-		return nil, bad("invalid request: params cannot be located")
-	}
+	start, end := f.params.ValStart, f.params.ValEnd
 	token := s.prefix + strconv.FormatUint(s.seq.Add(1), 10) + `"`
 	s.mu.Lock()
 	s.params[token] = line[start:end:end]
@@ -186,6 +189,35 @@ func (s *Stream) skeleton(line []byte) ([]byte, *frameError) {
 	skel = append(skel, token...)
 	skel = append(skel, line[end:]...)
 	return skel, nil
+}
+
+// frameMembers are the top-level members of a JSON-RPC frame.
+type frameMembers struct {
+	jsonrpc, id, method, params, result, err *jsonscan.Member
+}
+
+// set records m under its name and reports whether that name was already
+// set (a duplicate the library would silently resolve).
+func (f *frameMembers) set(sc *jsonscan.Scanner, m jsonscan.Member) bool {
+	for _, slot := range []struct {
+		name string
+		p    **jsonscan.Member
+	}{{"jsonrpc", &f.jsonrpc}, {"id", &f.id}, {"method", &f.method}, {"params", &f.params}, {"result", &f.result}, {"error", &f.err}} {
+		if sc.NameIs(m, slot.name) {
+			dup := *slot.p != nil
+			*slot.p = &m
+			return dup
+		}
+	}
+	return false
+}
+
+// value returns a member's value bytes, or nil for an absent member.
+func (f *frameMembers) value(line []byte, m *jsonscan.Member) []byte {
+	if m == nil {
+		return nil
+	}
+	return m.Value(line)
 }
 
 // TakeParams returns the host's original params bytes for a request whose
@@ -295,10 +327,19 @@ func (s *Stream) Close() error {
 	return s.closer.Close()
 }
 
+// idOf finds a frame's id for an error reply (the frame is valid JSON).
 func idOf(line []byte) json.RawMessage {
-	id := gjson.Get(View(line), "id")
-	if id.Type == gjson.String || id.Type == gjson.Number {
-		return json.RawMessage(id.Raw)
+	sc := jsonscan.Scanner{B: line, Trusted: true}
+	ms, err := sc.Members(nil)
+	if err != nil {
+		return nil
+	}
+	var f frameMembers
+	for _, m := range ms {
+		f.set(&sc, m)
+	}
+	if id := f.value(line, f.id); id != nil && (id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9') {
+		return json.RawMessage(id)
 	}
 	return nil
 }

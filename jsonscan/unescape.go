@@ -1,4 +1,4 @@
-package filter
+package jsonscan
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // begins with a backslash) onto dst and returns dst and the bytes consumed;
 // consumed is 0 when the sequence is malformed. A high surrogate followed
 // by a low-surrogate escape is decoded as one supplementary character.
-func appendEscape(dst, raw []byte) ([]byte, int) {
+func AppendEscape(dst, raw []byte) ([]byte, int) {
 	n := escapeLen(raw)
 	switch {
 	case n == 0:
@@ -69,9 +69,9 @@ func appendWTF8(dst []byte, r rune) []byte {
 
 // decoded returns the value of the JSON string content raw (without its
 // quotes): raw itself when it has no escapes, otherwise a decoding into the
-// scanner's scratch buffer, valid until the next call. ok is false when an
+// Scanner's scratch buffer, valid until the next call. ok is false when an
 // escape is malformed, which only trusted input can reach.
-func (s *scanner) decoded(raw []byte) (v []byte, ok bool) {
+func (s *Scanner) Decoded(raw []byte) (v []byte, ok bool) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return raw, true
 	}
@@ -84,7 +84,7 @@ func (s *scanner) decoded(raw []byte) (v []byte, ok bool) {
 		}
 		out = append(out, raw[:j]...)
 		var n int
-		if out, n = appendEscape(out, raw[j:]); n == 0 {
+		if out, n = AppendEscape(out, raw[j:]); n == 0 {
 			return nil, false
 		}
 		raw = raw[j+n:]
@@ -95,10 +95,10 @@ func (s *scanner) decoded(raw []byte) (v []byte, ok bool) {
 
 // strIs reports whether the JSON string value whose raw bytes (with quotes)
 // are raw equals want. A value that is not a string never matches.
-func (s *scanner) strIs(raw []byte, want string) bool {
+func (s *Scanner) StrIs(raw []byte, want string) bool {
 	if len(raw) < 2 || raw[0] != '"' {
 		return false
 	}
-	v, ok := s.decoded(raw[1 : len(raw)-1])
+	v, ok := s.Decoded(raw[1 : len(raw)-1])
 	return ok && string(v) == want
 }

@@ -1,4 +1,4 @@
-package filter
+package jsonscan
 
 import (
 	"bytes"
@@ -52,19 +52,19 @@ func plainPrefix(seg []byte) int {
 }
 
 // str skips the string whose opening quote is at i and returns the index
-// just past its closing quote. It sets s.plain when the string is printable
+// just past its closing quote. It sets s.Plain when the string is printable
 // ASCII without escapes, so its value is its bytes and its UTF-16 length is
 // its byte length. The closing quote is found with the vectorised
 // bytes.IndexByte and the bytes before it are checked eight at a time, so a
 // base64 ciphertext or a 17 MiB tool output is read about twice at memory
 // speed; only blocks holding escapes, control characters or non-ASCII are
 // looked at byte by byte.
-func (s *scanner) str(i int) (int, error) {
-	s.plain = false
-	if s.trusted {
+func (s *Scanner) Str(i int) (int, error) {
+	s.Plain = false
+	if s.Trusted {
 		return s.trustedStr(i)
 	}
-	b := s.b
+	b := s.B
 	i++
 	q := -1 // the next quote at or after i, once searched
 	simple := true
@@ -78,7 +78,7 @@ func (s *scanner) str(i int) (int, error) {
 		}
 		i += plainPrefix(b[i:q])
 		if i == q {
-			s.plain = simple
+			s.Plain = simple
 			return q + 1, nil
 		}
 		simple = false
@@ -151,8 +151,8 @@ func unhex(c byte) int {
 
 // trustedStr finds the closing quote of an already validated string: the
 // first quote preceded by an even number of backslashes.
-func (s *scanner) trustedStr(i int) (int, error) {
-	b := s.b
+func (s *Scanner) trustedStr(i int) (int, error) {
+	b := s.B
 	start := i + 1
 	i = start
 	for {

@@ -1,32 +1,38 @@
-package filter
+package jsonscan
 
 import (
 	"bytes"
-
-	"github.com/continuity-dev/continuity/diag"
+	"strconv"
 )
 
-// scanner walks one payload. In validating mode every byte it passes is
-// checked against RFC 8259 (strings must also be valid UTF-8); in trusted
-// mode (Options.Prevalidated) it only finds where values end, which lets
+// Scanner walks one JSON document. In validating mode every byte it passes
+// is checked against RFC 8259 (strings must also be valid UTF-8); in trusted
+// mode it only finds where values end, which lets
 // strings be skipped with a vectorised search for the closing quote. Either
 // way it never decodes a value: ordinary content is only skipped.
-type scanner struct {
-	b       []byte
-	trusted bool
-	stack   []byte // closing brackets of the containers value is inside
-	plain   bool   // the last string str skipped was printable ASCII without escapes
-	tmp     []byte // scratch for decoding escaped keys and short values
+type Scanner struct {
+	B       []byte // the document
+	Trusted bool   // B is known to be valid JSON: only find where values end
+	// Plain is set by Str: the string it skipped was printable ASCII
+	// without escapes, so its value is its bytes.
+	Plain bool
+	stack []byte // closing brackets of the containers Value is inside
+	tmp   []byte // scratch for decoding escaped keys and short values
 }
 
-func syntaxError(off int) error {
-	return diag.Newf(diag.InvalidPayload, "payload is not valid JSON (byte %d)", off).With("offset", off)
+// SyntaxError is a byte of the document where it stops being JSON.
+type SyntaxError struct{ Offset int }
+
+func (e *SyntaxError) Error() string {
+	return "not valid JSON at byte " + strconv.Itoa(e.Offset)
 }
+
+func syntaxError(off int) error { return &SyntaxError{Offset: off} }
 
 // ws returns the index of the first non-whitespace byte at or after i.
-func (s *scanner) ws(i int) int {
-	for i < len(s.b) {
-		switch s.b[i] {
+func (s *Scanner) WS(i int) int {
+	for i < len(s.B) {
+		switch s.B[i] {
 		case ' ', '\t', '\n', '\r':
 			i++
 		default:
@@ -37,9 +43,9 @@ func (s *scanner) ws(i int) int {
 }
 
 // num skips the number starting at i.
-func (s *scanner) num(i int) (int, error) {
-	b := s.b
-	if s.trusted {
+func (s *Scanner) num(i int) (int, error) {
+	b := s.B
+	if s.Trusted {
 		for i < len(b) && (b[i] == '-' || b[i] == '+' || b[i] == '.' || b[i] == 'e' || b[i] == 'E' || '0' <= b[i] && b[i] <= '9') {
 			i++
 		}
@@ -85,9 +91,9 @@ func digits(b []byte, i int) int {
 }
 
 // lit skips one of the literals true, false and null.
-func (s *scanner) lit(i int) (int, error) {
+func (s *Scanner) lit(i int) (int, error) {
 	for _, w := range [...]string{"true", "false", "null"} {
-		if bytes.HasPrefix(s.b[i:], []byte(w)) {
+		if bytes.HasPrefix(s.B[i:], []byte(w)) {
 			return i + len(w), nil
 		}
 	}
@@ -96,25 +102,25 @@ func (s *scanner) lit(i int) (int, error) {
 
 // key skips the member name at i (which must be a string), the colon and
 // the whitespace around it, returning the name's end and the value start.
-func (s *scanner) key(i int) (keyEnd, valStart int, err error) {
-	if i >= len(s.b) || s.b[i] != '"' {
+func (s *Scanner) Key(i int) (keyEnd, valStart int, err error) {
+	if i >= len(s.B) || s.B[i] != '"' {
 		return 0, 0, syntaxError(i)
 	}
-	if keyEnd, err = s.str(i); err != nil {
+	if keyEnd, err = s.Str(i); err != nil {
 		return 0, 0, err
 	}
-	i = s.ws(keyEnd)
-	if i >= len(s.b) || s.b[i] != ':' {
+	i = s.WS(keyEnd)
+	if i >= len(s.B) || s.B[i] != ':' {
 		return 0, 0, syntaxError(i)
 	}
-	return keyEnd, s.ws(i + 1), nil
+	return keyEnd, s.WS(i + 1), nil
 }
 
 // value skips the value starting at i (a non-whitespace byte) and returns
 // the index just past it. It keeps its own bracket stack instead of
 // recursing, so arbitrarily deep nesting cannot exhaust the goroutine stack.
-func (s *scanner) value(i int) (int, error) {
-	b := s.b
+func (s *Scanner) Value(i int) (int, error) {
+	b := s.B
 	stack := s.stack[:0]
 	defer func() { s.stack = stack[:0] }()
 	var err error
@@ -128,20 +134,20 @@ func (s *scanner) value(i int) (int, error) {
 			if c == '[' {
 				closer = ']'
 			}
-			i = s.ws(i + 1)
+			i = s.WS(i + 1)
 			if i < len(b) && b[i] == closer {
 				i++
 				break
 			}
 			stack = append(stack, closer)
 			if closer == '}' {
-				if _, i, err = s.key(i); err != nil {
+				if _, i, err = s.Key(i); err != nil {
 					return 0, err
 				}
 			}
 			continue
 		case c == '"':
-			i, err = s.str(i)
+			i, err = s.Str(i)
 		case c == '-' || '0' <= c && c <= '9':
 			i, err = s.num(i)
 		default:
@@ -155,7 +161,7 @@ func (s *scanner) value(i int) (int, error) {
 			if len(stack) == 0 {
 				return i, nil
 			}
-			i = s.ws(i)
+			i = s.WS(i)
 			if i >= len(b) {
 				return 0, syntaxError(i)
 			}
@@ -168,9 +174,9 @@ func (s *scanner) value(i int) (int, error) {
 			if b[i] != ',' {
 				return 0, syntaxError(i)
 			}
-			i = s.ws(i + 1)
+			i = s.WS(i + 1)
 			if top == '}' {
-				if _, i, err = s.key(i); err != nil {
+				if _, i, err = s.Key(i); err != nil {
 					return 0, err
 				}
 			}

@@ -1,0 +1,11 @@
+// Package jsonscan finds where JSON values begin and end without decoding
+// them, for continuity's large payloads: the wire validates each frame once
+// and locates its params, and the filter indexes a Responses payload's input
+// items, both with the same scanner.
+//
+// It exists because general JSON libraries either decode (encoding/json) or
+// walk strings byte by byte (gjson); a base64 ciphertext of tens of KiB or
+// a 17 MiB tool output should be skipped at memory speed. In validating mode
+// the Scanner checks RFC 8259 and UTF-8 in the same single pass; in trusted
+// mode (a document validated earlier) it only finds value ends.
+package jsonscan
