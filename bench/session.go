@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -120,14 +121,16 @@ func (p *Plugin) Payload(payload []byte) (PayloadReply, time.Duration, error) {
 	reply := PayloadReply{Outcome: gjson.Get(v, "result.outcome").Str}
 	rest := v // where the members after the payload are looked up
 	if reply.Outcome == "filtered" {
-		pl := gjson.Get(v, "result.payload")
-		end := pl.Index + len(pl.Raw)
-		if pl.Index <= 0 || end >= len(v) || v[end] != ',' {
+		// The plugin writes the result's members in a fixed order
+		// (outcome, payload, omitted, sha256), so a lean client finds the
+		// payload between the `"payload":` after outcome and the last
+		// `,"omitted":` without walking its bytes.
+		start := strings.Index(v, `"payload":`)
+		end := strings.LastIndex(v, `,"omitted":`)
+		if start < 0 || end <= start {
 			return PayloadReply{}, 0, errors.New("bench: a filtered reply without a locatable payload")
 		}
-		reply.Payload = line[pl.Index:end]
-		// The result's members after the payload, as an object of their
-		// own, so that reading them does not walk the payload again.
+		reply.Payload = line[start+len(`"payload":`) : end]
 		rest = `{"result":{` + v[end+1:]
 	}
 	elapsed := time.Since(start)

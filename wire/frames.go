@@ -13,9 +13,9 @@ var errFrameTooLarge = errors.New("frame too large")
 const (
 	// readChunk is the size of each read from the pipe for ordinary frames.
 	readChunk = 64 << 10
-	// bigBlock is the block size used once a frame outgrows one buffer, so a
-	// huge frame is gathered in fixed blocks and copied once at its end
-	// instead of being reallocated at every doubling.
+	// bigBlock is the largest block a frame is gathered in; a huge frame is
+	// gathered in blocks and copied once at its end instead of being
+	// reallocated at every doubling.
 	bigBlock = 4 << 20
 )
 
@@ -66,11 +66,11 @@ func (f *frameReader) next() ([]byte, error) {
 			}
 			return trimCR(join(blocks, size)), nil
 		}
-		chunk := readChunk
-		if size >= readChunk {
-			chunk = bigBlock
-		}
-		b, i, err := f.fill(make([]byte, chunk))
+		// Blocks grow with the frame (64 KiB, then the size so far, at most
+		// 4 MiB): a 1 MiB frame allocates about 1 MiB more, a 64 MiB frame
+		// a few dozen blocks, and the join copies it once.
+		chunk := int(min(max(size, readChunk), bigBlock))
+		b, i, err := f.fill(make([]byte, chunk), size == 0)
 		if err != nil {
 			f.eof, f.rerr = true, err
 		}
@@ -97,8 +97,10 @@ func (f *frameReader) next() ([]byte, error) {
 // fill reads into b until b is full, a newline arrives or input ends,
 // and returns the filled part and the index of its first newline (-1 when
 // none). A pipe read returns at most 64 KiB, so filling the block before
-// allocating the next keeps a large frame to a few big allocations.
-func (f *frameReader) fill(b []byte) ([]byte, int, error) {
+// allocating the next keeps a large frame to a few big allocations. With
+// eager (nothing of the frame read yet) it returns after the first read:
+// small frames must not wait for a full block.
+func (f *frameReader) fill(b []byte, eager bool) ([]byte, int, error) {
 	n := 0
 	for n < len(b) {
 		m, err := f.src.Read(b[n:])
@@ -112,8 +114,7 @@ func (f *frameReader) fill(b []byte) ([]byte, int, error) {
 			}
 			return b[:n], -1, err
 		}
-		if n > 0 && len(b) == readChunk {
-			// Small frames: hand back what one read brought.
+		if n > 0 && eager {
 			break
 		}
 	}

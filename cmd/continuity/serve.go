@@ -54,6 +54,7 @@ func serve(args []string) int {
 
 	frames := os.Stdout
 	os.Stdout = os.Stderr
+	widenPipes(os.Stdin, frames)
 	signal.Ignore(syscall.SIGINT)
 
 	err = plugin.Serve(context.Background(), plugin.Config{
