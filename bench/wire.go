@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/continuity-dev/continuity/filter"
@@ -22,6 +23,11 @@ func (r *runner) wire(p Payload) error {
 		return err
 	}
 	r.progress(p, CaseWire)
+	// The plugin's latency is measured in the other process; this
+	// process's own garbage collector (its heap holds every generated
+	// payload) must not take a core away mid-sample on a 2-core machine.
+	// The client reuses its buffers, so pausing GC here costs little.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	s, err := measure(r.wireBudget(p.Size), r.wireOp(p.Body, want))
 	if err != nil {
 		return fmt.Errorf("wire on %s %s: %w", p.Kind, FormatSize(p.Size), err)
