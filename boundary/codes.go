@@ -15,20 +15,24 @@ const (
 	CodeUnknownMethod    = "CONTINUITY_BOUNDARY_UNKNOWN_METHOD"
 	CodeStoreFailed      = "CONTINUITY_BOUNDARY_STORE_FAILED"
 	CodeRecordInvalid    = "CONTINUITY_BOUNDARY_RECORD_INVALID"
+	// CodeReseedUnavailable: continue_session asked for the RESEED
+	// projection, but the session's latest decision offers none.
+	CodeReseedUnavailable = "CONTINUITY_RESEED_UNAVAILABLE"
 )
 
 // Sentinel diagnostics, one per code, for errors.Is and diag.Has checks.
 var (
-	ErrArgumentsInvalid = diag.New(CodeArgumentsInvalid, "the arguments do not match the schema")
-	ErrPinInvalid       = diag.New(CodePinInvalid, "the pin text or reason is not acceptable")
-	ErrPinEventUnknown  = diag.New(CodePinEventUnknown, "no user message to pin the task to")
-	ErrPinUnrecoverable = diag.New(CodePinUnrecoverable, "the originating-task pin cannot be recovered")
-	ErrTriggerInvalid   = diag.New(CodeTriggerInvalid, "not a boundary trigger")
-	ErrNotDecided       = diag.New(CodeNotDecided, "no boundary decision recorded for this session")
-	ErrUnknownTool      = diag.New(CodeUnknownTool, "not a boundary tool")
-	ErrUnknownMethod    = diag.New(CodeUnknownMethod, "not a boundary Remote method")
-	ErrStoreFailed      = diag.New(CodeStoreFailed, "the boundary store failed")
-	ErrRecordInvalid    = diag.New(CodeRecordInvalid, "a stored decision record cannot be read")
+	ErrArgumentsInvalid  = diag.New(CodeArgumentsInvalid, "the arguments do not match the schema")
+	ErrPinInvalid        = diag.New(CodePinInvalid, "the pin text or reason is not acceptable")
+	ErrPinEventUnknown   = diag.New(CodePinEventUnknown, "no user message to pin the task to")
+	ErrPinUnrecoverable  = diag.New(CodePinUnrecoverable, "the originating-task pin cannot be recovered")
+	ErrTriggerInvalid    = diag.New(CodeTriggerInvalid, "not a boundary trigger")
+	ErrNotDecided        = diag.New(CodeNotDecided, "no boundary decision recorded for this session")
+	ErrUnknownTool       = diag.New(CodeUnknownTool, "not a boundary tool")
+	ErrUnknownMethod     = diag.New(CodeUnknownMethod, "not a boundary Remote method")
+	ErrStoreFailed       = diag.New(CodeStoreFailed, "the boundary store failed")
+	ErrRecordInvalid     = diag.New(CodeRecordInvalid, "a stored decision record cannot be read")
+	ErrReseedUnavailable = diag.New(CodeReseedUnavailable, "the latest boundary decision offers no complete RESEED projection")
 )
 
 // storeErr wraps a database failure as CONTINUITY_BOUNDARY_STORE_FAILED. The

@@ -104,6 +104,11 @@ func parseContinueArgs(raw json.RawMessage) (ContinueArgs, error) {
 	if err := decodeArgs("tool/continue_session.args", raw, &a); err != nil {
 		return a, err
 	}
+	if a.Reason == "" || a.Title == "" || a.Handoff.Purpose == "" || a.Sources == nil {
+		// Only "projection": "reseed" lets the schema accept these missing;
+		// the plugin fills them from the boundary decision before calling.
+		return a, diag.New(CodeArgumentsInvalid, "tool/continue_session.args: reason, title, handoff and sources are required unless a RESEED projection supplies them")
+	}
 	for i, s := range a.Sources {
 		if s.Kind == KindSessionEvents {
 			if from, to := s.span(); from > to {

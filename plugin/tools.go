@@ -56,6 +56,13 @@ func (s *Server) toolCall(ctx context.Context, raw []byte) (any, error) {
 		if d.Name != p.Name {
 			continue
 		}
+		if p.Name == continuation.ToolContinueSession {
+			args, err := svc.withReseed(ctx, p.SessionID, p.Arguments)
+			if err != nil {
+				return toolError(err), nil
+			}
+			p.Arguments = args
+		}
 		res, err := svc.cont.Tool(ctx, continuation.ToolCall{SessionID: p.SessionID, Turn: p.Turn,
 			CallID: p.CallID, Name: p.Name, Arguments: p.Arguments, Model: svc.models.get(p.SessionID)})
 		if err != nil {

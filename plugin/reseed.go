@@ -1,0 +1,60 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/continuity-dev/continuity/boundary"
+	"github.com/continuity-dev/continuity/continuation"
+	"github.com/continuity-dev/continuity/diag"
+)
+
+// withReseed resolves continue_session's "projection": "reseed": reason,
+// title, handoff and sources that the call leaves out come from the
+// session's latest complete RESEED decision (DESIGN.md §4: a RESEED hands
+// its positive current-state projection to session continuation).
+// Arguments without that member are returned unchanged.
+func (svc *services) withReseed(ctx context.Context, sessionID string, args json.RawMessage) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return args, nil // the continuation tool names the malformed arguments
+	}
+	var mode string
+	if json.Unmarshal(m["projection"], &mode) != nil || mode != "reseed" {
+		return args, nil
+	}
+	d, ok, err := svc.boundary.Latest(ctx, sessionID)
+	if err != nil && !errors.Is(err, boundary.ErrNotDecided) {
+		return nil, err
+	}
+	if !ok || d.Decision != boundary.Reseed || d.Reseed == nil || !d.Reseed.Complete || d.Reseed.Projection == nil {
+		return nil, boundary.ErrReseedUnavailable
+	}
+	p := d.Reseed.Projection
+	for name, v := range map[string]any{"reason": p.Reason, "title": p.Title, "handoff": p.Handoff, "sources": p.Sources} {
+		if _, given := m[name]; given {
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		m[name] = b
+	}
+	return json.Marshal(m)
+}
+
+// toolError is a failed tool call the model reads: the code leads the text
+// and structured.error carries it (the continuation tools' shape).
+func toolError(err error) continuation.ToolResult {
+	code, msg := diag.CodeOf(err), err.Error()
+	if code == "" {
+		code, msg = "internal", "internal error"
+	}
+	return continuation.ToolResult{
+		Content:    []continuation.Content{{Type: "text", Text: msg}},
+		Structured: map[string]any{"error": map[string]any{"code": code, "message": msg, "details": map[string]any{}}},
+		IsError:    true,
+	}
+}
