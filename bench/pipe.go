@@ -9,8 +9,7 @@ import (
 // /bin/cat and read back as one line by the same Client, so the difference
 // to the plugin's round trip is what the plugin does with the bytes.
 type Pipe struct {
-	c     *Client
-	frame []byte
+	c *Client
 }
 
 // StartPipe starts cat.

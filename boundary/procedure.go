@@ -24,13 +24,12 @@ type input struct {
 
 // tally is the classification of the candidate state against the pin.
 type tally struct {
-	cur      current
-	kept     []ItemRef
-	dropped  []ItemRef
-	n        Numbers
-	pinNew   bool // the pin's own event arrived in this turn
-	nextSeq  int64
-	supCount int
+	cur     current
+	kept    []ItemRef
+	dropped []ItemRef
+	n       Numbers
+	pinNew  bool // the pin's own event arrived in this turn
+	nextSeq int64
 }
 
 // decide runs the seven steps of seed 002 §6 over in and returns the

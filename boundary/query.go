@@ -32,10 +32,9 @@ type built struct {
 // Query layout. Headers name the pin and events so that a reader of the
 // query alone can check the pin digest and find the next action (step 7).
 var (
-	taskHeader    = regexp.MustCompile(`^Task \[pin (sha256:[0-9a-f]{64}), event ([1-9][0-9]{0,17})\]:$`)
-	nextHeader    = regexp.MustCompile(`^Next action \[event ([1-9][0-9]{0,17})\]:$`)
-	requestHeader = regexp.MustCompile(`^Current request \[event ([1-9][0-9]{0,17})\]:$`)
-	fenceLine     = regexp.MustCompile(`^~{3,}$`)
+	taskHeader = regexp.MustCompile(`^Task \[pin (sha256:[0-9a-f]{64}), event ([1-9][0-9]{0,17})\]:$`)
+	nextHeader = regexp.MustCompile(`^Next action \[event ([1-9][0-9]{0,17})\]:$`)
+	fenceLine  = regexp.MustCompile(`^~{3,}$`)
 )
 
 // buildQuery renders c as the positive current-state query. Every text but
