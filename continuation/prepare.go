@@ -60,6 +60,16 @@ func (s *Service) prepare(ctx context.Context, call ToolCall, args ContinueArgs,
 		if !src.isSession() {
 			continue
 		}
+		// A handoff may cite only what its caller could recall: its own
+		// lineage and the ranges that lineage's manifests cite. Otherwise
+		// a citation would copy another session into the successor.
+		from, to := src.span()
+		if _, err := s.authorizeRecall(ctx, call.SessionID, src.SessionID, from, to); err != nil {
+			if d, ok := err.(*diag.Error); ok {
+				return in, d.With("index", i)
+			}
+			return in, err
+		}
 		evs, err := readSource(ctx, s.sessions, src, s.opts.MaxSourceEvents)
 		if err != nil {
 			if d, ok := err.(*diag.Error); ok {

@@ -92,9 +92,8 @@ func TestHandoffCannotAuthorLineage(t *testing.T) {
 func TestTinyBudgetListsEveryOmittedSource(t *testing.T) {
 	e := newEnv(t, Options{TokenBudget: 1})
 	seedPredecessor(e.host, "A")
-	e.host.add("B0", ev("user/message", `{"text":"elsewhere"}`), ev("assistant/message", `{"text":"cited"}`))
 	args := withArgs(t, "basic", func(a map[string]any) {
-		a["sources"] = append(a["sources"].([]any), map[string]any{"kind": "session_events", "sessionId": "B0", "fromEventId": "1", "toEventId": "2", "relevance": "other"})
+		a["sources"] = append(a["sources"].([]any), map[string]any{"kind": "session_event", "sessionId": "A", "eventId": "5", "relevance": "other"})
 	})
 	r := e.mustContinue("A", "call-1", args)
 	p := decodeProjection(t, e.host.contextOf(r.SuccessorID))
@@ -106,7 +105,7 @@ func TestTinyBudgetListsEveryOmittedSource(t *testing.T) {
 		t.Fatalf("included %d tokens %+v", len(m.Included), m.Tokens)
 	}
 	want := []string{"pinned/session_events/A/1-4", "pinned/session_event/A/3", "pinned/resource/seed://docs/compaction",
-		"pinned/memory/notes/compaction.md", "pinned/session_events/B0/1-2"} // A 2–3 are cold inside A 1–4, listed once
+		"pinned/memory/notes/compaction.md", "pinned/session_event/A/5"} // A 2–3 are cold inside A 1–4, listed once
 	var got []string
 	for _, it := range m.Omitted {
 		if it.Reason != ReasonBudget {
@@ -127,8 +126,8 @@ func TestTinyBudgetListsEveryOmittedSource(t *testing.T) {
 	if len(p.Sections[5].Omitted) != len(m.Omitted) {
 		t.Fatal("the context's omitted handles differ from the manifest")
 	}
-	rec := as[RecallResult](t, e.call(r.SuccessorID, "r1", ToolSessionRecall, `{"sessionId":"B0","fromEventId":"1","toEventId":"2"}`).Structured)
-	if len(rec.Events) != 2 || string(rec.Events[1].Data) != `{"text":"cited"}` || rec.Events[1].Version != "manifest" {
+	rec := as[RecallResult](t, e.call(r.SuccessorID, "r1", ToolSessionRecall, `{"sessionId":"A","eventId":"5"}`).Structured)
+	if len(rec.Events) != 1 || string(rec.Events[0].Data) != `{"turn":1}` || rec.Events[0].Version != "manifest" {
 		t.Fatalf("recall of an omitted source %+v", rec)
 	}
 }

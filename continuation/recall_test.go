@@ -97,18 +97,20 @@ func TestRecallOutsideLineageIsRefused(t *testing.T) {
 	}
 }
 
-func TestRecallCitedRangeOfAnotherSession(t *testing.T) {
+// A handoff cites only what its caller could recall: another session's
+// events would otherwise be copied into the successor (and become
+// recallable through its manifest) without being on the lineage.
+func TestContinueCannotCiteOutsideItsLineage(t *testing.T) {
 	e := newEnv(t, Options{})
 	seedPredecessor(e.host, "A")
-	e.host.add("B0", ev("user/message", `{"text":"one"}`), ev("user/message", `{"text":"two"}`), ev("user/message", `{"text":"three"}`))
+	e.host.add("B0", ev("user/message", `{"text":"one"}`), ev("user/message", `{"text":"two"}`))
 	args := withArgs(t, "minimal", func(a map[string]any) {
 		a["sources"] = []any{map[string]any{"kind": "session_events", "sessionId": "B0", "fromEventId": "1", "toEventId": "2", "relevance": "x"}}
 	})
-	r := e.mustContinue("A", "call-1", args)
-	if got := code(t, e.call(r.SuccessorID, "r", ToolSessionRecall, `{"sessionId":"B0","fromEventId":"1","toEventId":"2"}`)); got != "" {
-		t.Fatalf("cited range: %q", got)
+	if got := code(t, e.call("A", "call-1", ToolContinueSession, args)); got != CodeLineageForbidden {
+		t.Fatalf("citing a session outside the lineage: %q", got)
 	}
-	if got := code(t, e.call(r.SuccessorID, "r", ToolSessionRecall, `{"sessionId":"B0","fromEventId":"1","toEventId":"3"}`)); got != CodeLineageForbidden {
-		t.Fatalf("beyond the cited range: %q", got)
+	if e.host.creates != 0 {
+		t.Fatal("a refused continuation reached the host")
 	}
 }

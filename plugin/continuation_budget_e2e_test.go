@@ -165,13 +165,24 @@ func TestContinuationBudgetOmitsAndRecalls(t *testing.T) {
 	}
 	// The record of what was selected stays inspectable.
 	contRemote(t, h, "handoff", map[string]string{"edgeId": c.EdgeID})
-	// A new continuation cannot cite the revoked source.
+	// A further continuation from the successor, whose lineage holds the
+	// revoked session, cannot cite it: the source is unavailable, and
+	// nothing newer or paraphrased stands in for it.
+	succ := c.SuccessorID
+	contEvent(t, h, succ, 1, "session/created", `{}`)
+	contEvent(t, h, succ, 2, "user/message", `{"text":"Use the audit."}`)
+	cite := contArgs(succ)
+	cite["sources"] = []any{map[string]any{"kind": "session_event", "sessionId": a, "eventId": "4", "relevance": "audit"}}
+	if code := contErrCode(t, contCall(t, h, succ, "call-cont-d", "continue_session", cite)); code != "CONTINUITY_SOURCE_UNAVAILABLE" {
+		t.Errorf("citing a revoked source: code %s", code)
+	}
+	// A session outside the lineage cannot be cited at all.
 	const d = "ses-d"
 	contEvent(t, h, d, 1, "session/created", `{}`)
 	contEvent(t, h, d, 2, "user/message", `{"text":"Use the audit."}`)
-	cite := contArgs(d)
-	cite["sources"] = []any{map[string]any{"kind": "session_event", "sessionId": a, "eventId": "4", "relevance": "audit"}}
-	if code := contErrCode(t, contCall(t, h, d, "call-cont-d", "continue_session", cite)); code != "CONTINUITY_SOURCE_UNAVAILABLE" {
-		t.Errorf("citing a revoked source: code %s", code)
+	cite = contArgs(d)
+	cite["sources"] = []any{map[string]any{"kind": "session_event", "sessionId": succ, "eventId": "2", "relevance": "audit"}}
+	if code := contErrCode(t, contCall(t, h, d, "call-cont-e", "continue_session", cite)); code != "CONTINUITY_LINEAGE_FORBIDDEN" {
+		t.Errorf("citing a session outside the lineage: code %s", code)
 	}
 }
