@@ -1,7 +1,9 @@
 package continuation
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/continuity-dev/continuity/diag"
@@ -41,15 +43,26 @@ func (s *Service) continueSession(ctx context.Context, call ToolCall) (ToolResul
 	if call.SessionID == "" || call.CallID == "" {
 		return ToolResult{}, diag.New(CodeArgumentsInvalid, "continue_session needs the calling session and call id")
 	}
-	args, err := parseContinueArgs(call.Arguments)
-	if err != nil {
-		return ToolResult{}, err
-	}
 	key := idempotencyKey(call.SessionID, call.CallID)
-	argsDigest := digestOf(marshal(args))
 	e, err := edgeByKey(ctx, s.db, key)
 	if err != nil {
 		return ToolResult{}, storeErr("read edge", err)
+	}
+	var args ContinueArgs
+	var argsDigest string
+	if call.Sent != nil {
+		// The caller expanded the arguments (projection "reseed"): a replay
+		// is recognised by what the model sent, whatever the expansion
+		// would give now.
+		argsDigest = digestOf(compactJSON(call.Sent))
+	}
+	if e == nil || call.Sent == nil {
+		if args, err = parseContinueArgs(call.Arguments); err != nil {
+			return ToolResult{}, err
+		}
+		if argsDigest == "" {
+			argsDigest = digestOf(marshal(args))
+		}
 	}
 	if e == nil {
 		in, err := s.prepare(ctx, call, args, key, argsDigest)
@@ -107,4 +120,24 @@ func continuedResult(e *Edge, created bool) ToolResult {
 		ContinueResult{SuccessorID: e.SuccessorID, EdgeID: e.ID, ManifestID: e.ManifestID, Created: created})
 	r.EndsTurn = true
 	return r
+}
+
+// Known reports whether (sessionID, callID) already has a continuation
+// edge, pending or committed: a replay that must be answered from the store.
+func (s *Service) Known(ctx context.Context, sessionID, callID string) (bool, error) {
+	e, err := edgeByKey(ctx, s.db, idempotencyKey(sessionID, callID))
+	if err != nil {
+		return false, storeErr("read edge", err)
+	}
+	return e != nil, nil
+}
+
+// compactJSON removes insignificant whitespace, so a replay that re-encodes
+// the same arguments differently still matches.
+func compactJSON(raw json.RawMessage) []byte {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
 }

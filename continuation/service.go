@@ -42,6 +42,10 @@ type ToolCall struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
 	Model     *Model          `json:"-"`
+	// Sent, when set, is what the model sent before the caller expanded
+	// Arguments (continue_session with projection "reseed"); replays are
+	// matched on it.
+	Sent json.RawMessage `json:"-"`
 }
 
 // Content is one text block of a tool result.

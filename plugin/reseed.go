@@ -45,6 +45,29 @@ func (svc *services) withReseed(ctx context.Context, sessionID string, args json
 	return json.Marshal(m)
 }
 
+// expandReseed fills a continue_session call that asks for the RESEED
+// projection. A replay (the call already has its edge) is left as sent: it
+// is answered from the store, whatever the latest decision is now.
+func (svc *services) expandReseed(ctx context.Context, call *continuation.ToolCall) error {
+	if !asksForReseed(call.Arguments) {
+		return nil
+	}
+	call.Sent = call.Arguments
+	known, err := svc.cont.Known(ctx, call.SessionID, call.CallID)
+	if err != nil || known {
+		return err
+	}
+	call.Arguments, err = svc.withReseed(ctx, call.SessionID, call.Arguments)
+	return err
+}
+
+func asksForReseed(args json.RawMessage) bool {
+	var m struct {
+		Projection string `json:"projection"`
+	}
+	return json.Unmarshal(args, &m) == nil && m.Projection == "reseed"
+}
+
 // toolError is a failed tool call the model reads: the code leads the text
 // and structured.error carries it (the continuation tools' shape).
 func toolError(err error) continuation.ToolResult {

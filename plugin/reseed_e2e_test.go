@@ -70,6 +70,15 @@ func TestReseedProjectionSeedsTheSuccessor(t *testing.T) {
 		strings.Contains(handoffSection, "tokenizer") || strings.Contains(handoffSection, "parser") {
 		t.Fatalf("the successor's handoff is not the reseeded task: %s", handoffSection)
 	}
+	// A replay of the same call is answered from the store, even after a
+	// later boundary recorded a different decision.
+	bndSend(t, h, sid, bndTurnStart(10, 2), bndUser(11, "Thanks."), bndTurnEnd(12, 2))
+	bndAwait(t, h, sid, 12, "turn_end")
+	var again contContinued
+	contOK(t, "continue_session", contCall(t, h, sid, "call-reseed", "continue_session", map[string]any{"projection": "reseed", "title": "CSV exporter"}), &again)
+	if again.SuccessorID != got.SuccessorID || again.Created {
+		t.Fatalf("replay gave %+v, want the same successor with created false", again)
+	}
 	handoff := contRemote(t, h, "handoff", map[string]string{"edgeId": got.EdgeID})
 	if r := gjson.GetBytes(handoff, "reason").Str; r != "topic_change" {
 		t.Fatalf("reason %q, want topic_change from the RESEED", r)

@@ -56,15 +56,14 @@ func (s *Server) toolCall(ctx context.Context, raw []byte) (any, error) {
 		if d.Name != p.Name {
 			continue
 		}
+		call := continuation.ToolCall{SessionID: p.SessionID, Turn: p.Turn,
+			CallID: p.CallID, Name: p.Name, Arguments: p.Arguments, Model: svc.models.get(p.SessionID)}
 		if p.Name == continuation.ToolContinueSession {
-			args, err := svc.withReseed(ctx, p.SessionID, p.Arguments)
-			if err != nil {
+			if err := svc.expandReseed(ctx, &call); err != nil {
 				return toolError(err), nil
 			}
-			p.Arguments = args
 		}
-		res, err := svc.cont.Tool(ctx, continuation.ToolCall{SessionID: p.SessionID, Turn: p.Turn,
-			CallID: p.CallID, Name: p.Name, Arguments: p.Arguments, Model: svc.models.get(p.SessionID)})
+		res, err := svc.cont.Tool(ctx, call)
 		if err != nil {
 			return nil, err
 		}
