@@ -130,18 +130,25 @@ type authored struct{ where, text string }
 func (a ContinueArgs) authoredTexts() []authored {
 	out := []authored{{"title", a.Title}, {"description", a.Description},
 		{"handoff/purpose", a.Handoff.Purpose}, {"handoff/currentRequest", a.Handoff.CurrentRequest}}
-	lists := []struct {
-		name string
-		v    []string
-	}{{"establishedFacts", a.Handoff.EstablishedFacts}, {"decisions", a.Handoff.Decisions},
-		{"openQuestions", a.Handoff.OpenQuestions}, {"nextActions", a.Handoff.NextActions}, {"cautions", a.Handoff.Cautions}}
-	for _, l := range lists {
-		for _, s := range l.v {
-			out = append(out, authored{"handoff/" + l.name, s})
+	lists := map[string][]string{
+		"handoff/establishedFacts": a.Handoff.EstablishedFacts, "handoff/decisions": a.Handoff.Decisions,
+		"handoff/openQuestions": a.Handoff.OpenQuestions, "handoff/nextActions": a.Handoff.NextActions,
+		"handoff/cautions": a.Handoff.Cautions,
+	}
+	if t := a.Transfer; t != nil {
+		lists["transfer/pendingRuns"], lists["transfer/pinnedTools"], lists["transfer/pinnedResources"] =
+			t.PendingRuns, t.PinnedTools, t.PinnedResources
+	}
+	for name, l := range lists {
+		for _, s := range l {
+			out = append(out, authored{name, s})
 		}
 	}
+	// Every string of a source reaches the successor's context or manifest.
 	for _, s := range a.Sources {
-		out = append(out, authored{"sources/relevance", s.Relevance})
+		for _, v := range []string{s.Relevance, s.SessionID, s.URL, s.Version, s.BlockID, s.Path, s.CID} {
+			out = append(out, authored{"sources", v})
+		}
 	}
 	return out
 }

@@ -28,6 +28,7 @@ type fakeHost struct {
 	failAfterCreate bool
 	createAs        string // when set, create answers this existing id
 	pageSize        int
+	stallAfter      int64 // when > 0, reads from beyond this seq return nothing, incomplete
 	emitted         []emitted
 }
 
@@ -100,6 +101,10 @@ func (h *fakeHost) Read(ctx context.Context, sessionID string, from, to int64) (
 		return hostapi.Events{}, diag.New("session-not-found", "no such session")
 	}
 	out := hostapi.Events{Events: []hostapi.Event{}, Complete: true}
+	if h.stallAfter > 0 && from > h.stallAfter {
+		out.Complete = false
+		return out, nil
+	}
 	for _, ev := range s.events {
 		if ev.Seq < from || ev.Seq > to || ev.Type == "" {
 			continue

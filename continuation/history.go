@@ -3,8 +3,10 @@ package continuation
 import (
 	"context"
 
-	"github.com/continuity-dev/continuity/hostapi"
 	"github.com/tidwall/gjson"
+
+	"github.com/continuity-dev/continuity/diag"
+	"github.com/continuity-dev/continuity/hostapi"
 )
 
 // Host event types this package reads. PROTOCOL.md §4 names the message,
@@ -82,7 +84,7 @@ func scanHistory(ctx context.Context, s hostapi.Sessions, sessionID string, fixe
 		}
 		h.pending[p.ID] = p
 	}
-	_, err := readEach(ctx, s, sessionID, 1, maxSafeSeq, func(ev hostapi.Event) error {
+	complete, err := readEach(ctx, s, sessionID, 1, maxSafeSeq, func(ev hostapi.Event) error {
 		h.lastSeq = ev.Seq
 		switch ev.Type {
 		case evTurnStart:
@@ -134,6 +136,12 @@ func scanHistory(ctx context.Context, s hostapi.Sessions, sessionID string, fixe
 	})
 	if err != nil {
 		return nil, unavailable(sessionID, err)
+	}
+	if !complete {
+		// A history the host stopped giving could hide the latest user
+		// message or an unsettled run: never continue from part of it.
+		return nil, diag.Newf(CodeSourceUnavailable, "the host gave only part of session %s (through event %d)", sessionID, h.lastSeq).
+			With("sessionId", sessionID)
 	}
 	return h, nil
 }

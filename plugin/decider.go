@@ -112,6 +112,7 @@ func (svc *services) observe(ev hostapi.SessionEvent) { svc.decider.observe(ev) 
 func (svc *services) dispose(sessionID string) {
 	svc.turns.Dispose(sessionID)
 	svc.models.forget(sessionID)
+	svc.consent.Revoke(sessionID)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -68,16 +68,18 @@ func (s *Server) toolCall(ctx context.Context, raw []byte) (any, error) {
 			return nil, err
 		}
 		if p.Name == continuation.ToolContinueSession {
-			svc.inheritPin(ctx, p.SessionID, res)
+			svc.inheritPin(ctx, res)
 		}
 		return res, nil
 	}
 	return nil, invalidParams("unknown tool " + strconv.Quote(clip(p.Name)))
 }
 
-// inheritPin carries the originating-task pin into a new successor, so its
-// first boundary decides against the same task.
-func (svc *services) inheritPin(ctx context.Context, predecessor string, res continuation.ToolResult) {
+// inheritPin carries the originating-task pin into a new successor from the
+// edge's predecessor (the caller, or for a corrected successor the session
+// the corrected edge started from), so its first boundary decides against
+// the same task.
+func (svc *services) inheritPin(ctx context.Context, res continuation.ToolResult) {
 	if res.IsError {
 		return
 	}
@@ -87,11 +89,16 @@ func (svc *services) inheritPin(ctx context.Context, predecessor string, res con
 	}
 	var st struct {
 		SuccessorID string `json:"successorId"`
+		EdgeID      string `json:"edgeId"`
 	}
 	if json.Unmarshal(b, &st) != nil || st.SuccessorID == "" {
 		return
 	}
-	_, _ = svc.boundary.InheritPin(ctx, st.SuccessorID, predecessor)
+	edge, err := svc.cont.Handoff(ctx, st.EdgeID)
+	if err != nil {
+		return
+	}
+	_, _ = svc.boundary.InheritPin(ctx, st.SuccessorID, edge.PredecessorID)
 }
 
 // models remembers each session's latest agent/request provider and model,
