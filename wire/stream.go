@@ -105,13 +105,19 @@ func (s *Stream) ReadObject(v any) error {
 		if len(line) == 0 {
 			continue
 		}
-		skel, rpcErr := s.skeleton(line)
+		skel, token, rpcErr := s.skeleton(line)
 		if rpcErr != nil {
 			s.log.Warn("malformed frame", zap.Int("code", rpcErr.Error.Code), zap.String("reason", rpcErr.Error.Message))
 			s.WriteError(rpcErr.ID, rpcErr.Error)
 			continue
 		}
 		if err := json.Unmarshal(skel, v); err != nil {
+			if token != "" {
+				// No handler will take these params: forget them now.
+				s.mu.Lock()
+				delete(s.params, token)
+				s.mu.Unlock()
+			}
 			id := idOf(line)
 			s.log.Warn("invalid request", zap.Error(err))
 			s.WriteError(id, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + sanitize(err)})
@@ -129,19 +135,19 @@ type frameError struct {
 
 // skeleton validates a frame and returns the bytes the library decodes: the
 // frame itself for responses, and for requests the frame with its params
-// replaced by a token whose bytes are parked for TakeParams. Validation and
+// replaced by a token (also returned) whose bytes are parked for TakeParams. Validation and
 // locating the members are one pass of jsonscan over the frame, so a 64 MiB
 // payload is read once here, not once per question asked of it.
-func (s *Stream) skeleton(line []byte) ([]byte, *frameError) {
+func (s *Stream) skeleton(line []byte) ([]byte, string, *frameError) {
 	sc := jsonscan.Scanner{B: line}
 	members, err := sc.Members(make([]jsonscan.Member, 0, 8))
 	switch {
 	case errors.As(err, new(jsonscan.ErrNotObject)) && line[0] == '[':
-		return nil, &frameError{Error: &Error{Code: CodeInvalidRequest, Message: "batches are not supported"}}
+		return nil, "", &frameError{Error: &Error{Code: CodeInvalidRequest, Message: "batches are not supported"}}
 	case errors.As(err, new(jsonscan.ErrNotObject)):
-		return nil, &frameError{Error: &Error{Code: CodeParseError, Message: "parse error: the line is not a JSON object"}}
+		return nil, "", &frameError{Error: &Error{Code: CodeParseError, Message: "parse error: the line is not a JSON object"}}
 	case err != nil:
-		return nil, &frameError{Error: &Error{Code: CodeParseError, Message: "parse error: the line is not JSON"}}
+		return nil, "", &frameError{Error: &Error{Code: CodeParseError, Message: "parse error: the line is not JSON"}}
 	}
 	var f frameMembers
 	dup := false
@@ -152,32 +158,39 @@ func (s *Stream) skeleton(line []byte) ([]byte, *frameError) {
 	if id := f.value(line, f.id); id != nil && (id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9') {
 		idRaw = json.RawMessage(id)
 	}
+	badID := idRaw != nil && idRaw[0] != '"' && !idNumber(idRaw)
 	bad := func(msg string) *frameError {
 		return &frameError{ID: idRaw, Error: &Error{Code: CodeInvalidRequest, Message: msg}}
 	}
 	switch {
 	case dup:
-		return nil, bad("invalid request: a member appears twice")
+		return nil, "", bad("invalid request: a member appears twice")
 	case f.jsonrpc == nil || !sc.StrIs(f.value(line, f.jsonrpc), "2.0"):
-		return nil, bad(`invalid request: "jsonrpc" must be "2.0"`)
+		return nil, "", bad(`invalid request: "jsonrpc" must be "2.0"`)
 	case f.id != nil && idRaw == nil:
-		return nil, bad("invalid request: id must be a string or a number")
+		return nil, "", bad("invalid request: id must be a string or a number")
+	case badID:
+		// The library keeps numeric ids as uint64: a negative, fractional
+		// or huge id could not be echoed or cancelled faithfully.
+		return nil, "", bad("invalid request: a numeric id must be an integer from 0 to 2^63-1")
+	case f.method != nil && (f.result != nil || f.err != nil):
+		return nil, "", bad("invalid request: a message is either a request or a response")
 	}
 	if f.method == nil {
 		if f.result == nil && f.err == nil {
-			return nil, bad("invalid request: neither a request nor a response")
+			return nil, "", bad("invalid request: neither a request nor a response")
 		}
 		if f.id == nil {
 			// A response to nothing we can name; answering would loop.
-			return nil, &frameError{Error: &Error{Code: CodeInvalidRequest, Message: "invalid response: no id"}}
+			return nil, "", &frameError{Error: &Error{Code: CodeInvalidRequest, Message: "invalid response: no id"}}
 		}
-		return line, nil
+		return line, "", nil
 	}
 	if method := f.value(line, f.method); method[0] != '"' || len(method) < 3 {
-		return nil, bad("invalid request: method must be a non-empty string")
+		return nil, "", bad("invalid request: method must be a non-empty string")
 	}
 	if f.params == nil {
-		return line, nil
+		return line, "", nil
 	}
 	start, end := f.params.ValStart, f.params.ValEnd
 	token := s.prefix + strconv.FormatUint(s.seq.Add(1), 10) + `"`
@@ -188,7 +201,7 @@ func (s *Stream) skeleton(line []byte) ([]byte, *frameError) {
 	skel = append(skel, line[:start]...)
 	skel = append(skel, token...)
 	skel = append(skel, line[end:]...)
-	return skel, nil
+	return skel, token, nil
 }
 
 // frameMembers are the top-level members of a JSON-RPC frame.
@@ -325,6 +338,20 @@ func (s *Stream) Close() error {
 		return nil
 	}
 	return s.closer.Close()
+}
+
+// idNumber reports whether a numeric id is an integer in [0, 2^63-1].
+func idNumber(raw []byte) bool {
+	if len(raw) == 0 || len(raw) > 19 || raw[0] == '0' && len(raw) > 1 {
+		return false
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	n, err := strconv.ParseUint(string(raw), 10, 64)
+	return err == nil && n <= 1<<63-1
 }
 
 // idOf finds a frame's id for an error reply (the frame is valid JSON).
