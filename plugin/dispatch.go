@@ -43,7 +43,14 @@ type dispatcher struct {
 	stream  *wire.Stream
 	log     *zap.Logger
 	ready   atomic.Bool
-	base    context.Context
+
+	// Notifications that arrive while initialize runs are held and applied,
+	// in order, once it succeeds: a host bridge may forward events right
+	// behind its initialize request.
+	notifyMu     sync.Mutex
+	initializing bool
+	held         []heldNote
+	base         context.Context
 
 	mu       sync.Mutex
 	inflight map[jsonrpc2.ID]*inflight
@@ -60,19 +67,26 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 	params := d.stream.TakeParams(req.Params)
 	m, known := d.methods[req.Method]
 	if req.Notif {
-		switch {
-		case !known || m.notify == nil:
+		if !known || m.notify == nil {
 			d.log.Debug("ignored notification", zap.String("method", req.Method))
-		case !m.early && !d.ready.Load():
-			d.log.Warn("notification before initialize", zap.String("method", req.Method))
+			return
+		}
+		d.notifyMu.Lock()
+		defer d.notifyMu.Unlock()
+		switch {
+		case m.early || d.ready.Load():
+			d.apply(req.Method, m, params)
+		case d.initializing:
+			d.held = append(d.held, heldNote{req.Method, m, params})
 		default:
-			if err := m.check(params); err != nil {
-				d.log.Warn("invalid notification", zap.String("method", req.Method), zap.String("reason", err.Error()))
-				return
-			}
-			m.notify(params)
+			d.log.Warn("notification before initialize", zap.String("method", req.Method))
 		}
 		return
+	}
+	if req.Method == "initialize" && !d.ready.Load() {
+		d.notifyMu.Lock()
+		d.initializing = true
+		d.notifyMu.Unlock()
 	}
 	fail := func(code int, msg string, data map[string]any) {
 		d.reply(conn, req.ID, nil, &protocolError{code: code, msg: msg, data: data})
@@ -122,6 +136,39 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 			m.afterReply()
 		}
 	}()
+}
+
+// heldNote is a notification waiting for initialize to finish.
+type heldNote struct {
+	method string
+	m      method
+	params []byte
+}
+
+// apply checks and applies one notification; d.notifyMu is held.
+func (d *dispatcher) apply(name string, m method, params []byte) {
+	if err := m.check(params); err != nil {
+		d.log.Warn("invalid notification", zap.String("method", name), zap.String("reason", err.Error()))
+		return
+	}
+	m.notify(params)
+}
+
+// initialized ends an initialize: on success the held notifications are
+// applied in arrival order and the feature methods open; on failure they
+// are dropped, as notifications before initialize always are.
+func (d *dispatcher) initialized(ok bool) {
+	d.notifyMu.Lock()
+	defer d.notifyMu.Unlock()
+	if ok {
+		for _, h := range d.held {
+			d.apply(h.method, h.m, h.params)
+		}
+		d.ready.Store(true)
+	} else if len(d.held) > 0 {
+		d.log.Warn("notifications before initialize dropped", zap.Int("count", len(d.held)))
+	}
+	d.held, d.initializing = nil, false
 }
 
 // cancelRequest handles $/cancelRequest from the host.

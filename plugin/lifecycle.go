@@ -47,9 +47,11 @@ type activation struct {
 func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 	var p initializeParams
 	if err := json.Unmarshal(raw, &p); err != nil {
+		s.disp.initialized(false)
 		return nil, invalidParams("initialize: " + err.Error())
 	}
 	if p.ProtocolVersion != ProtocolVersion {
+		s.disp.initialized(false)
 		return nil, &protocolError{code: wire.CodeInvalidParams,
 			msg:  "unsupported protocol version",
 			data: map[string]any{"code": "PROTOCOL_VERSION_UNSUPPORTED", "supported": []string{ProtocolVersion}}}
@@ -69,6 +71,7 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 	}
 	svc, act, err := s.startServices(ctx, dir, p.Capabilities)
 	if err != nil {
+		s.disp.initialized(false)
 		return nil, err
 	}
 	s.mu.Lock()
@@ -79,7 +82,7 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 	}
 	s.services = svc
 	s.mu.Unlock()
-	s.disp.ready.Store(true)
+	s.disp.initialized(true)
 	s.log.Info("initialized", zapHost(p.Host.Name, p.Host.Version), zapState(act))
 	return initializeResult{
 		ProtocolVersion: ProtocolVersion,

@@ -97,7 +97,7 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 	svc.turns = turns.New(turns.Options{
 		Policy:         svc.policy,
 		Consent:        svc.consent,
-		Agents:         s.host,
+		Agents:         agentsCap(caps, s.host),
 		Sessions:       sessionsCap(caps, s.host),
 		Emitter:        emit,
 		Now:            s.cfg.Now,
@@ -158,6 +158,15 @@ func (svc *services) close() {
 // interface.
 func sessionsCap(caps hostCapabilities, h hostapi.Sessions) hostapi.Sessions {
 	if caps.Sessions {
+		return h
+	}
+	return nil
+}
+
+// agentsCap is the host's agent lookup when it offers one, else a nil
+// interface (birth evidence then comes only from session events).
+func agentsCap(caps hostCapabilities, h hostapi.Agents) hostapi.Agents {
+	if caps.Agents {
 		return h
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/continuity-dev/continuity/fixtures/host"
+	"github.com/continuity-dev/continuity/hostapi"
 )
 
 func TestRequestBeforeInitializeIsRefused(t *testing.T) {
@@ -175,5 +176,37 @@ func TestSIGINTIsIgnored(t *testing.T) {
 	}
 	if code, err := h.WaitContext(ctxT(t)); err != nil || code != 0 {
 		t.Fatalf("exit %d, %v", code, err)
+	}
+}
+
+// A host bridge may forward session events right behind its initialize
+// request: they are held while initialize runs and applied in order, so a
+// header sent that way is known to the next agent/request (no agents/get).
+func TestNotificationsDuringInitializeAreApplied(t *testing.T) {
+	h := startHost(t, host.Config{})
+	h.SetCapabilities(host.AllCapabilities())
+	release := h.Hold("settings/describe") // keep initialize running
+	p, err := h.Send("initialize", map[string]any{"protocolVersion": "1", "host": map[string]string{"name": "t", "version": "1"},
+		"capabilities": host.AllCapabilities()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.WaitHeld(ctxT(t), "settings/describe", 1); err != nil {
+		t.Fatal(err)
+	}
+	born := time.Now().Add(time.Hour).UnixMilli()
+	if _, err := h.SessionEvent("s1", host.Ev("session/created", map[string]any{}), &hostapi.SessionHeader{CreatedAt: &born}); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if _, rerr, err := p.Wait(ctxT(t)); err != nil || rerr != nil {
+		t.Fatalf("initialize: %v %v", err, rerr)
+	}
+	res := admit(t, h, "s1", 1, 1, "r1")
+	if res.Admission == nil || !res.Admission.Enabled || res.Admission.Source != "default" {
+		t.Fatalf("the header sent during initialize was lost: %+v", res.Admission)
+	}
+	if n := h.CallCount("agents/get"); n != 0 {
+		t.Fatalf("agents/get was called %d times: the held header was not applied", n)
 	}
 }

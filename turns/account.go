@@ -2,7 +2,8 @@ package turns
 
 import (
 	"context"
-	"errors"
+
+	"github.com/continuity-dev/continuity/hostapi"
 )
 
 // AccountSwitchView is the continuity.accountSwitch Remote value.
@@ -13,24 +14,20 @@ type AccountSwitchView struct {
 	Reason     string   `json:"reason,omitempty"`
 }
 
-// errNoAgents is returned when the Manager was built without an agent
-// lookup, which every host-facing Manager has.
-var errNoAgents = errors.New("turns: no agent lookup configured")
-
 // AccountSwitch decides whether switching sessionID to accountID must pause
 // for a choice: only when the persistent policy is off and the account
 // really differs from the one the session's history was made with. The
 // choices are persistent enable, keep off, or cancel — no next-turn-only
 // mode. A pause is also published as an accountSwitch notice.
 func (m *Manager) AccountSwitch(ctx context.Context, sessionID, accountID string) (AccountSwitchView, error) {
-	if m.opt.Agents == nil {
-		return AccountSwitchView{}, errNoAgents
+	var header *hostapi.SessionHeader
+	if m.opt.Agents != nil {
+		ag, err := m.opt.Agents.Get(ctx, sessionID)
+		if err != nil {
+			return AccountSwitchView{}, err
+		}
+		header = ag.Header
 	}
-	ag, err := m.opt.Agents.Get(ctx, sessionID)
-	if err != nil {
-		return AccountSwitchView{}, err
-	}
-	header := ag.Header
 	if header == nil {
 		header = m.headerOf(sessionID)
 	}

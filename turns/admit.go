@@ -118,11 +118,16 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 	m.mu.Unlock()
 
 	if header == nil && m.opt.Agents != nil {
+		// A lookup that fails leaves the birth evidence unknown, which
+		// resolves to off unless the session has its own row; it does not
+		// fail the turn (only cancellation does).
 		ag, err := m.opt.Agents.Get(ctx, req.SessionID)
-		if err != nil {
-			return nil, err
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		header = ag.Header
+		if err == nil {
+			header = ag.Header
+		}
 	}
 	res, err := m.opt.Policy.Resolve(ctx, req.SessionID, header)
 	if err != nil {

@@ -56,6 +56,11 @@ func (m *Manager) Payload(ctx context.Context, req PayloadRequest, payload []byt
 	if a == nil {
 		return m.nativeResult(req, payload), nil
 	}
+	if !a.enabled {
+		// The plugin filters nothing in a policy-off turn, so it never
+		// blocks one either: revocation only guards filtering.
+		return m.nativeResult(req, payload), nil
+	}
 	if a.sessionID != req.SessionID || a.turn != req.Turn {
 		a.revoke("the payload's session or turn does not match its admission")
 	} else if a.model != req.Model {
@@ -63,9 +68,6 @@ func (m *Manager) Payload(ctx context.Context, req PayloadRequest, payload []byt
 	}
 	if err := a.revokedErr(); err != nil {
 		return PayloadResult{}, err
-	}
-	if !a.enabled {
-		return m.nativeResult(req, payload), nil
 	}
 	if req.RetryOf != "" {
 		if res, ok := m.retry(req.RetryOf, req.RequestID, a); ok {

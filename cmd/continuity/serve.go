@@ -55,7 +55,9 @@ func serve(args []string) int {
 	frames := os.Stdout
 	os.Stdout = os.Stderr
 	widenPipes(os.Stdin, frames)
-	signal.Ignore(syscall.SIGINT)
+	// SIGPIPE too: a host that stops reading must turn replies into write
+	// errors (and a clean exit at EOF), not kill the process.
+	signal.Ignore(syscall.SIGINT, syscall.SIGPIPE)
 
 	err = plugin.Serve(context.Background(), plugin.Config{
 		In:               os.Stdin,
