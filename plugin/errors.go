@@ -47,5 +47,3 @@ func rpcError(err error) *wire.Error {
 	}
 	return &wire.Error{Code: wire.CodeInternalError, Message: "internal error"}
 }
-
-func asDiag(err error, d **diag.Error) bool { return errors.As(err, d) }

@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/continuity-dev/continuity/boundary"
 	"github.com/continuity-dev/continuity/continuation"
@@ -35,7 +36,7 @@ func failEnvelope(code, msg string) envelope {
 // host lookup codes pass through, anything else is internal.
 func errEnvelope(err error) envelope {
 	var d *diag.Error
-	if asDiag(err, &d) {
+	if errors.As(err, &d) {
 		return failEnvelope(d.Code, d.Error())
 	}
 	return failEnvelope("internal", "internal error")
