@@ -34,3 +34,27 @@ func TestConsentDroppedWhenTheAgentIsDisposed(t *testing.T) {
 		t.Fatal("a disposed agent's consent survived")
 	}
 }
+
+// A host without agent lookup (capabilities.agents false) still gets the
+// policy view: the plugin never calls agents/get, and the birth evidence
+// comes from the session's own events.
+func TestPolicyWithoutAgentLookup(t *testing.T) {
+	caps := host.AllCapabilities()
+	caps.Agents = false
+	h := initialized(t, host.Config{}, caps)
+	freshSession(t, h, "s1")
+	res, err := h.RemoteInvoke(ctxT(t), "githubCopilotSessionContinuation", "get", map[string]any{"agentId": "s1"})
+	if err != nil || !res.OK {
+		t.Fatalf("get: %v %+v", err, res.Error)
+	}
+	v := gjson.ParseBytes(res.Value)
+	if !v.Get("enabled").Bool() || v.Get("source").Str != "default" {
+		t.Fatalf("view %s: a session born after activation defaults on", res.Value)
+	}
+	if a := admit(t, h, "s1", 1, 1, "r1"); a.Admission == nil || !a.Admission.Enabled {
+		t.Fatalf("admission %+v", a.Admission)
+	}
+	if n := h.CallCount("agents/get"); n != 0 {
+		t.Fatalf("agents/get called %d times although the host does not offer it", n)
+	}
+}

@@ -104,7 +104,7 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 		StripPairedIDs: true,
 		Ready:          svc.ready,
 	})
-	svc.session = remote.NewSessionContinuation(svc.policy, s.host, svc.turns, emit, svc.consent)
+	svc.session = remote.NewSessionContinuation(svc.policy, agentsCap(caps, s.host), svc.turns, emit, svc.consent)
 
 	if svc.db, err = sqlstore.Open(dataDir); err != nil {
 		return nil, activation{}, err

@@ -145,6 +145,17 @@ func (s *SessionContinuation) setDefault(ctx context.Context, a setDefaultArgs) 
 // code (session-not-found, agent-busy); a failure without one is
 // host-unavailable; an answer for another session is session-not-found.
 func (s *SessionContinuation) lookup(ctx context.Context, id string) (hostapi.Agent, error) {
+	if s.agents == nil {
+		// The host offers no agent lookup: the birth evidence is what its
+		// session events said, if the turn lifecycle saw them.
+		agent := hostapi.Agent{SessionID: id, Status: "idle"}
+		if h, ok := s.turns.(interface {
+			Header(string) *hostapi.SessionHeader
+		}); ok {
+			agent.Header = h.Header(id)
+		}
+		return agent, nil
+	}
 	agent, err := s.agents.Get(ctx, id)
 	if err != nil {
 		if diag.CodeOf(err) == "" {

@@ -210,6 +210,9 @@ func (m *Manager) bound(requestID string) *admission {
 	return m.requests.get(requestID)
 }
 
+// Header returns the birth evidence the session's events carried, or nil.
+func (m *Manager) Header(sessionID string) *hostapi.SessionHeader { return m.headerOf(sessionID) }
+
 // headerOf returns the header the Manager knows for a session.
 func (m *Manager) headerOf(sessionID string) *hostapi.SessionHeader {
 	m.mu.Lock()
