@@ -108,8 +108,18 @@ type models struct {
 	m  map[string]continuation.Model
 }
 
+// maxModels bounds the map for hosts that never dispose agents; losing an
+// entry only leaves a manifest without the model.
+const maxModels = 4096
+
 func (m *models) set(sessionID, provider, model string) {
 	m.mu.Lock()
+	if _, ok := m.m[sessionID]; !ok && len(m.m) >= maxModels {
+		for id := range m.m { // any one: map order is arbitrary
+			delete(m.m, id)
+			break
+		}
+	}
 	m.m[sessionID] = continuation.Model{Provider: provider, Model: model}
 	m.mu.Unlock()
 }

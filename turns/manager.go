@@ -3,6 +3,7 @@ package turns
 import (
 	"context"
 	"encoding/json"
+	"sort"
 	"sync"
 	"time"
 
@@ -55,6 +56,7 @@ type Manager struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	requests bindings
+	clock    uint64 // bumped on every session access, for idle eviction
 }
 
 // session is what the Manager knows about one session.
@@ -68,6 +70,7 @@ type session struct {
 	disposed  bool       // agent/disposed arrived; the state is gone
 	comp      *brackets
 	notice    *noticeState
+	touched   uint64 // Manager.clock at the last access
 }
 
 // New returns a Manager.
@@ -91,14 +94,44 @@ func New(opt Options) *Manager {
 // Close stops the notice queue after it drains.
 func (m *Manager) Close() { m.notices.close() }
 
+// maxSessions bounds the sessions held in memory. A host that never sends
+// agent/disposed would otherwise grow the map forever; idle sessions are
+// evicted beyond it (their account and header come back from the host).
+const maxSessions = 4096
+
 // sessionLocked returns (creating) the state of sessionID; m.mu is held.
 func (m *Manager) sessionLocked(id string) *session {
 	s := m.sessions[id]
 	if s == nil {
+		if len(m.sessions) >= maxSessions {
+			m.evictIdleLocked()
+		}
 		s = &session{id: id, lastEnded: -1, comp: newBrackets(), notice: &noticeState{}}
 		m.sessions[id] = s
 	}
+	m.clock++
+	s.touched = m.clock
 	return s
+}
+
+// evictIdleLocked forgets the least recently used eighth of the sessions
+// that have no running admission and no open compaction; m.mu is held.
+func (m *Manager) evictIdleLocked() {
+	var idle []*session
+	for _, s := range m.sessions {
+		running := s.current != nil && s.current.revokedErr() == nil
+		if !running && len(s.comp.open) == 0 {
+			idle = append(idle, s)
+		}
+	}
+	sort.Slice(idle, func(i, j int) bool { return idle[i].touched < idle[j].touched })
+	for _, s := range idle[:min(len(idle), max(1, maxSessions/8))] {
+		if s.current != nil {
+			m.retry408.forget(s.current)
+		}
+		m.requests.retireSession(s.id)
+		delete(m.sessions, s.id)
+	}
 }
 
 // Observe applies one session event (the session/event notification).

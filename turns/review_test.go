@@ -1,6 +1,7 @@
 package turns
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -38,5 +39,28 @@ func TestFailedAgentLookupAdmitsWithUnknownBirth(t *testing.T) {
 	r.agents.missing["s2"] = true
 	if a, err := r.admit("s2", 1, 1, "r2"); err != nil || !a.Enabled {
 		t.Fatalf("a session's own row must still apply: %+v %v", a, err)
+	}
+}
+
+// Sessions a host never disposes do not accumulate: beyond maxSessions the
+// least recently used idle ones are forgotten, never one with a running turn.
+func TestIdleSessionsAreEvicted(t *testing.T) {
+	r := newRig(t)
+	r.policy.set("busy", true)
+	r.mustAdmit("busy", 1, 1, "rb")
+	for i := 0; i < maxSessions+100; i++ {
+		r.event(fmt.Sprintf("idle-%d", i), "account/selected", map[string]any{"accountId": "a"})
+	}
+	r.Manager.mu.Lock()
+	n, busy := len(r.Manager.sessions), r.Manager.sessions["busy"]
+	r.Manager.mu.Unlock()
+	if n > maxSessions {
+		t.Fatalf("%d sessions held, bound %d", n, maxSessions)
+	}
+	if busy == nil {
+		t.Fatal("a session with a running turn was evicted")
+	}
+	if on, running := r.ActiveTurnEnabled("busy"); !running || !on {
+		t.Fatal("the running turn lost its admission")
 	}
 }
