@@ -1,6 +1,11 @@
 package filter
 
-import "github.com/continuity-dev/continuity/diag"
+import (
+	"errors"
+
+	"github.com/continuity-dev/continuity/diag"
+	"github.com/continuity-dev/continuity/jsonscan"
+)
 
 // Bounds per call (DESIGN.md §2.3). They bound the plugin's work, not the
 // supplier's request size: there is no whole-request cap.
@@ -53,54 +58,29 @@ type member struct {
 func (s *scanner) scan() (*doc, error) {
 	d := &doc{}
 	b := s.B
-	i := s.WS(0)
-	if i >= len(b) || b[i] != '{' {
+	sawInput := false
+	err := s.Document(func(keyStart, keyEnd, v int) (int, error) {
+		if !s.StrIs(b[keyStart:keyEnd], "input") {
+			return s.Value(v)
+		}
+		if sawInput {
+			return 0, diag.New(diag.InvalidPayload, "payload has more than one input member")
+		}
+		sawInput = true
+		switch {
+		case v < len(b) && b[v] == '[':
+			return s.input(v, d)
+		case v < len(b) && b[v] == '"':
+			// The string shorthand is one user message: nothing to omit.
+			return s.Str(v)
+		}
+		return 0, diag.New(diag.InvalidPayload, "payload input is neither an array nor a string")
+	})
+	if errors.As(err, new(jsonscan.ErrNotObject)) {
 		return nil, diag.New(diag.InvalidPayload, "payload is not a JSON object")
 	}
-	sawInput := false
-	i = s.WS(i + 1)
-	if i < len(b) && b[i] == '}' {
-		i++
-	} else {
-		for {
-			keyStart := i
-			keyEnd, v, err := s.Key(i)
-			if err != nil {
-				return nil, err
-			}
-			isInput := s.StrIs(b[keyStart:keyEnd], "input")
-			if isInput && sawInput {
-				return nil, diag.New(diag.InvalidPayload, "payload has more than one input member")
-			}
-			sawInput = sawInput || isInput
-			switch {
-			case isInput && v < len(b) && b[v] == '[':
-				i, err = s.input(v, d)
-			case isInput && v < len(b) && b[v] == '"':
-				// The string shorthand is one user message: nothing to omit.
-				i, err = s.Str(v)
-			case isInput:
-				return nil, diag.New(diag.InvalidPayload, "payload input is neither an array nor a string")
-			default:
-				i, err = s.Value(v)
-			}
-			if err != nil {
-				return nil, err
-			}
-			i = s.WS(i)
-			if i < len(b) && b[i] == ',' {
-				i = s.WS(i + 1)
-				continue
-			}
-			if i < len(b) && b[i] == '}' {
-				i++
-				break
-			}
-			return nil, syntaxError(i)
-		}
-	}
-	if i = s.WS(i); i != len(b) {
-		return nil, syntaxError(i)
+	if err != nil {
+		return nil, err
 	}
 	return d, nil
 }

@@ -20,42 +20,42 @@ type ErrNotObject struct{}
 
 func (ErrNotObject) Error() string { return "the document is not a JSON object" }
 
-// Members scans s.B, which must be one JSON object with only whitespace
-// around it, and appends its members to dst in document order. Unless
-// s.Trusted, the whole document is validated in the same pass, nested
-// values included. A document that is not JSON fails with *SyntaxError; one
-// that is JSON but not an object, with ErrNotObject.
-func (s *Scanner) Members(dst []Member) ([]Member, error) {
+// Document scans s.B, which must be one JSON object with only whitespace
+// around it, calling value for each member in document order with the
+// member's name (quotes included) and the index where its value starts;
+// value returns the index just past the value (Skip skips it). Unless
+// s.Trusted, everything value does not scan itself is validated. A document
+// that is not JSON fails with *SyntaxError; one that is JSON but not an
+// object, with ErrNotObject.
+func (s *Scanner) Document(value func(keyStart, keyEnd, valStart int) (int, error)) error {
 	b := s.B
 	i := s.WS(0)
 	if i >= len(b) {
-		return nil, syntaxError(i)
+		return syntaxError(i)
 	}
 	if b[i] != '{' {
 		end, err := s.Value(i)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if end = s.WS(end); end != len(b) {
-			return nil, syntaxError(end)
+			return syntaxError(end)
 		}
-		return nil, ErrNotObject{}
+		return ErrNotObject{}
 	}
 	i = s.WS(i + 1)
 	if i < len(b) && b[i] == '}' {
 		i++
 	} else {
 		for {
-			m := Member{KeyStart: i}
-			var err error
-			if m.KeyEnd, m.ValStart, err = s.Key(i); err != nil {
-				return nil, err
+			keyStart := i
+			keyEnd, v, err := s.Key(i)
+			if err != nil {
+				return err
 			}
-			if i, err = s.Value(m.ValStart); err != nil {
-				return nil, err
+			if i, err = value(keyStart, keyEnd, v); err != nil {
+				return err
 			}
-			m.ValEnd = i
-			dst = append(dst, m)
 			i = s.WS(i)
 			if i < len(b) && b[i] == ',' {
 				i = s.WS(i + 1)
@@ -65,11 +65,26 @@ func (s *Scanner) Members(dst []Member) ([]Member, error) {
 				i++
 				break
 			}
-			return nil, syntaxError(i)
+			return syntaxError(i)
 		}
 	}
 	if i = s.WS(i); i != len(b) {
-		return nil, syntaxError(i)
+		return syntaxError(i)
+	}
+	return nil
+}
+
+// Members runs Document and appends every member to dst.
+func (s *Scanner) Members(dst []Member) ([]Member, error) {
+	err := s.Document(func(keyStart, keyEnd, valStart int) (int, error) {
+		end, err := s.Value(valStart)
+		if err == nil {
+			dst = append(dst, Member{KeyStart: keyStart, KeyEnd: keyEnd, ValStart: valStart, ValEnd: end})
+		}
+		return end, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return dst, nil
 }
