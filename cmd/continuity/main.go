@@ -14,11 +14,11 @@ import (
 const usage = `usage: continuity <command> [flags]
 
 commands:
+  bench      measure the filter and the wire against SHA-256, encoding/json and Node.js (--quick, --sizes, --runs, --out)
   demo       run the A → B → B → A account-switch scenario on the embedded host (--list, --scenario NAME)
   scenario   run or validate your own scenario file (scenario run FILE)
   serve      serve the plugin protocol on stdin/stdout (hosts start this)
   version    print the version
-  bench      measure the filter and the wire against SHA-256, encoding/json and Node.js (--quick, --sizes, --runs, --out)
 `
 
 func main() {
