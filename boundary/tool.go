@@ -3,9 +3,9 @@ package boundary
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
+	"github.com/continuity-dev/continuity/continuation"
 	"github.com/continuity-dev/continuity/diag"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
 )
@@ -57,19 +57,12 @@ type ToolCall struct {
 	EventID   int64
 }
 
-// ToolResult is the tool/call result (PROTOCOL.md §4).
-type ToolResult struct {
-	Content    []Content `json:"content"`
-	Structured any       `json:"structured,omitempty"`
-	IsError    bool      `json:"isError,omitempty"`
-	EndsTurn   bool      `json:"endsTurn,omitempty"`
-}
-
-// Content is one content block of a tool result.
-type Content struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
+// ToolResult and Content are the tool/call result shape (PROTOCOL.md §4),
+// shared with the continuation tools so both report failures alike.
+type (
+	ToolResult = continuation.ToolResult
+	Content    = continuation.Content
+)
 
 // PinTaskResult is pin_task's structured result (tool/pin_task.structured).
 type PinTaskResult struct {
@@ -114,29 +107,5 @@ func (s *Service) CallTool(ctx context.Context, call ToolCall) (ToolResult, erro
 	}, nil
 }
 
-// ToolError is the structured member of a failed pin_task result. It has
-// the shape continuation's tools use ({error: {code, message, details}}),
-// so a client reads every continuity tool failure the same way.
-type ToolError struct {
-	Error ErrorBody `json:"error"`
-}
-
-// ErrorBody is a diagnostic as the tool reports it: ids and counts only.
-type ErrorBody struct {
-	Code    string         `json:"code"`
-	Message string         `json:"message"`
-	Details map[string]any `json:"details"`
-}
-
-func errorResult(err error) ToolResult {
-	b := ErrorBody{Code: diag.CodeOf(err), Message: err.Error(), Details: map[string]any{}}
-	var d *diag.Error
-	if errors.As(err, &d) {
-		b.Message = d.Message
-		for k, v := range d.Data {
-			b.Details[k] = v
-		}
-	}
-	return ToolResult{Content: []Content{{Type: "text", Text: b.Code + ": " + b.Message}},
-		Structured: ToolError{Error: b}, IsError: true}
-}
+// errorResult reports a failure the model can read and fix.
+func errorResult(err error) ToolResult { return continuation.ErrorResult(err) }

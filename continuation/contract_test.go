@@ -128,7 +128,7 @@ func TestRemotes(t *testing.T) {
 			t.Fatalf("%s %s: code %q, want %q", c.method, c.args, got, c.code)
 		}
 		if err != nil {
-			if b := EnvelopeError(err); b.Details == nil || b.Message == "" {
+			if b := errorBody(err); b.Details == nil || b.Message == "" {
 				t.Fatalf("envelope error %+v", b)
 			}
 			continue

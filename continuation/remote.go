@@ -40,7 +40,7 @@ func RemoteMethods() []string { return []string{RemoteLineage, RemoteHandoff, Re
 // and continuity.manifest {manifestId}. args are checked against
 // remote/continuity/<method>.args. The value goes in {ok: true, value}; an
 // error is a *diag.Error for {ok: false, error: {code, message, details}}
-// (see EnvelopeError). Bad args are arguments-invalid; an unknown method
+// (the plugin wraps it with remote.Failure). Bad args are arguments-invalid; an unknown method
 // is CONTINUITY_UNKNOWN_METHOD.
 func (s *Service) Remote(ctx context.Context, method string, args json.RawMessage) (any, error) {
 	switch method {
@@ -71,7 +71,3 @@ func (s *Service) Remote(ctx context.Context, method string, args json.RawMessag
 	}
 	return nil, diag.Newf(CodeUnknownMethod, "continuity.%s is not a continuation method", method).With("method", method)
 }
-
-// EnvelopeError is the error member of a failed DSH Remote envelope, built
-// from any error Remote returns.
-func EnvelopeError(err error) ErrorBody { return errorBody(err) }

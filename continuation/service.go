@@ -90,7 +90,9 @@ func errorBody(err error) ErrorBody {
 	return ErrorBody{Code: d.Code, Message: d.Message, Details: details}
 }
 
-func errorResult(err error) ToolResult {
+// ErrorResult is a failed tool call as the model reads it: the code leads
+// the text and structured.error carries code, message and details.
+func ErrorResult(err error) ToolResult {
 	b := errorBody(err)
 	return ToolResult{Content: []Content{{Type: "text", Text: b.Code + ": " + b.Message}}, Structured: ToolError{Error: b}, IsError: true}
 }
@@ -119,7 +121,7 @@ func (s *Service) Tool(ctx context.Context, call ToolCall) (ToolResult, error) {
 		return ToolResult{}, diag.Newf(CodeUnknownTool, "%s is not a continuation tool", call.Name).With("name", call.Name)
 	}
 	if err != nil {
-		return errorResult(err), nil
+		return ErrorResult(err), nil
 	}
 	return res, nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/continuity-dev/continuity/boundary"
 	"github.com/continuity-dev/continuity/continuation"
-	"github.com/continuity-dev/continuity/diag"
 )
 
 // withReseed resolves continue_session's "projection": "reseed": reason,
@@ -66,18 +65,4 @@ func asksForReseed(args json.RawMessage) bool {
 		Projection string `json:"projection"`
 	}
 	return json.Unmarshal(args, &m) == nil && m.Projection == "reseed"
-}
-
-// toolError is a failed tool call the model reads: the code leads the text
-// and structured.error carries it (the continuation tools' shape).
-func toolError(err error) continuation.ToolResult {
-	code, msg := diag.CodeOf(err), err.Error()
-	if code == "" {
-		code, msg = "internal", "internal error"
-	}
-	return continuation.ToolResult{
-		Content:    []continuation.Content{{Type: "text", Text: msg}},
-		Structured: map[string]any{"error": map[string]any{"code": code, "message": msg, "details": map[string]any{}}},
-		IsError:    true,
-	}
 }

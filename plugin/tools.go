@@ -60,7 +60,7 @@ func (s *Server) toolCall(ctx context.Context, raw []byte) (any, error) {
 			CallID: p.CallID, Name: p.Name, Arguments: p.Arguments, Model: svc.models.get(p.SessionID)}
 		if p.Name == continuation.ToolContinueSession {
 			if err := svc.expandReseed(ctx, &call); err != nil {
-				return toolError(err), nil
+				return continuation.ErrorResult(err), nil
 			}
 		}
 		res, err := svc.cont.Tool(ctx, call)

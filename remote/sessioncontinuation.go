@@ -77,20 +77,20 @@ var scMethods = map[string]scHandler{
 func (s *SessionContinuation) Invoke(ctx context.Context, method string, args json.RawMessage) Envelope {
 	run, ok := scMethods[method]
 	if !ok {
-		return failure(diag.Newf(MethodNotFound, "%s has no method %q", SessionContinuationNamespace, method))
+		return Failure(diag.Newf(MethodNotFound, "%s has no method %q", SessionContinuationNamespace, method))
 	}
 	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		args = json.RawMessage("{}")
 	}
 	schema := "remote/" + SessionContinuationNamespace + "/" + method + ".args"
 	if err := uicontract.Validate(schema, args); err != nil {
-		return failure(diag.Newf(ArgumentsInvalid, "%s/%s arguments: %v", SessionContinuationNamespace, method, err))
+		return Failure(diag.Newf(ArgumentsInvalid, "%s/%s arguments: %v", SessionContinuationNamespace, method, err))
 	}
 	v, err := run(s, ctx, args)
 	if err != nil {
-		return failure(err)
+		return Failure(err)
 	}
-	return success(v)
+	return Success(v)
 }
 
 // withArgs adapts a handler taking typed arguments. Decoding is strict

@@ -98,11 +98,11 @@ func TestEnvelopeShape(t *testing.T) {
 		env  Envelope
 		want string
 	}{
-		{success(map[string]int{"a": 1}), `{"ok":true,"value":{"a":1}}`},
-		{success(nil), `{"ok":true,"value":null}`},
-		{failure(errors.New("plain")), `{"ok":false,"error":{"code":"internal-error","message":"plain","details":{}}}`},
-		{failure(settings.ConflictError(1, 2)), `{"ok":false,"error":{"code":"COPILOT_CONTINUATION_CONFLICT","message":"settings namespace \"github-copilot\" changed since it was read (expected revision 1, now 2)","details":{"actual":2,"expected":1}}}`},
-		{failure(errors.New(long)), `{"ok":false,"error":{"code":"internal-error","message":"` + long[:1024] + `","details":{}}}`},
+		{Success(map[string]int{"a": 1}), `{"ok":true,"value":{"a":1}}`},
+		{Success(nil), `{"ok":true,"value":null}`},
+		{Failure(errors.New("plain")), `{"ok":false,"error":{"code":"internal-error","message":"plain","details":{}}}`},
+		{Failure(settings.ConflictError(1, 2)), `{"ok":false,"error":{"code":"COPILOT_CONTINUATION_CONFLICT","message":"settings namespace \"github-copilot\" changed since it was read (expected revision 1, now 2)","details":{"actual":2,"expected":1}}}`},
+		{Failure(errors.New(long)), `{"ok":false,"error":{"code":"internal-error","message":"` + long[:1024] + `","details":{}}}`},
 	} {
 		b, err := json.Marshal(tt.env)
 		if err != nil || string(b) != tt.want {

@@ -52,12 +52,17 @@ func (e Envelope) MarshalJSON() ([]byte, error) {
 	}{false, e.Error})
 }
 
-func success(v any) Envelope { return Envelope{OK: true, Value: v} }
+// Success is {ok: true, value}.
+func Success(v any) Envelope { return Envelope{OK: true, Value: v} }
 
-// failure turns an error into an envelope: a *diag.Error keeps its code
+// Fail is {ok: false} with a DSH code (arguments-invalid,
+// method-not-found, …) and a message.
+func Fail(code, message string) Envelope { return Failure(diag.New(code, message)) }
+
+// Failure turns an error into an envelope: a *diag.Error keeps its code
 // (COPILOT_CONTINUATION_CONFLICT, session-not-found, …), its message and
 // its data as details; anything else is internal-error.
-func failure(err error) Envelope {
+func Failure(err error) Envelope {
 	e := &EnvelopeError{Code: InternalError, Message: err.Error(), Details: map[string]any{}}
 	var d *diag.Error
 	if errors.As(err, &d) {

@@ -90,7 +90,7 @@ func (s *SessionContinuation) set(ctx context.Context, a setArgs) (any, error) {
 	}
 	v := s.view(a.AgentID, r)
 	if wrote {
-		s.announce(ctx, sessionChanged{AgentID: a.AgentID, Enabled: v.Enabled, Revision: v.Revision, Source: v.Source, NextTurnAuthorized: v.NextTurnAuthorized})
+		s.announceView(ctx, a.AgentID, v)
 	}
 	return v, nil
 }
@@ -121,7 +121,7 @@ func (s *SessionContinuation) authorizeNext(ctx context.Context, a authorizeArgs
 	}
 	v := s.view(a.AgentID, r)
 	if changed {
-		s.announce(ctx, sessionChanged{AgentID: a.AgentID, Enabled: v.Enabled, Revision: v.Revision, Source: v.Source, NextTurnAuthorized: v.NextTurnAuthorized})
+		s.announceView(ctx, a.AgentID, v)
 	}
 	return v, nil
 }
@@ -167,6 +167,11 @@ func (s *SessionContinuation) lookup(ctx context.Context, id string) (hostapi.Ag
 		return hostapi.Agent{}, diag.New(SessionNotFound, "the host answered for another session")
 	}
 	return agent, nil
+}
+
+// announceView sends the changed event for a session's new view.
+func (s *SessionContinuation) announceView(ctx context.Context, id string, v View) {
+	s.announce(ctx, sessionChanged{AgentID: id, Enabled: v.Enabled, Revision: v.Revision, Source: v.Source, NextTurnAuthorized: v.NextTurnAuthorized})
 }
 
 // view adds the turn lifecycle's and the consent's state to a resolution.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 
 	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/filter"
@@ -147,20 +148,24 @@ func native(req PayloadRequest, payload []byte) bool {
 
 // chatCompletions reports whether a body is a Chat Completions request
 // (messages and no input) rather than a Responses request. The wire has
-// validated the frame, so one trusted pass over the top level finds out.
+// validated the frame, so a trusted walk of the top level answers it, and
+// it stops at the input member's name: a Responses body's input (nearly
+// all of its bytes) is never walked twice.
 func chatCompletions(payload []byte) bool {
 	sc := jsonscan.Scanner{B: payload, Trusted: true}
-	members, err := sc.Members(nil)
-	if err != nil {
-		return false
-	}
-	input, messages := false, false
-	for _, m := range members {
-		input = input || sc.NameIs(m, "input")
-		messages = messages || sc.NameIs(m, "messages")
-	}
-	return messages && !input
+	messages := false
+	err := sc.Document(func(keyStart, keyEnd, v int) (int, error) {
+		if sc.StrIs(payload[keyStart:keyEnd], "input") {
+			return 0, errHasInput
+		}
+		messages = messages || sc.StrIs(payload[keyStart:keyEnd], "messages")
+		return sc.Value(v)
+	})
+	return err == nil && messages
 }
+
+// errHasInput stops chatCompletions at a Responses body's input member.
+var errHasInput = errors.New("the body has input")
 
 func (m *Manager) nativeResult(req PayloadRequest, payload []byte) PayloadResult {
 	m.nativeNotice(req)

@@ -64,3 +64,18 @@ func TestIdleSessionsAreEvicted(t *testing.T) {
 		t.Fatal("the running turn lost its admission")
 	}
 }
+
+func TestChatCompletionsDetection(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"model":"m","messages":[{"role":"user","content":"hi"}]}`:               true,
+		`{"model":"m","input":[{"role":"user","content":"hi"}]}`:                  false,
+		`{"messages":[],"input":[]}`:                                              false,
+		`{"model":"m","input":[],"messages":[]}`:                                  false,
+		`{"model":"m"}`:                                                           false,
+		`{"model":"m","input":[{"type":"reasoning","encrypted_content":"gAAA"}]}`: false,
+	} {
+		if got := chatCompletions([]byte(body)); got != want {
+			t.Errorf("%s: %v, want %v", body, got, want)
+		}
+	}
+}
