@@ -28,6 +28,11 @@ type method struct {
 	// succeeded: the host will send nothing, so effects such as a turn
 	// admission must be undone.
 	onCancel func(params []byte)
+	// recycle says the method keeps no reference to its params once its
+	// reply is written, so a large frame's buffer is reused for a later
+	// frame (llm/payload: a 1 MiB payload per step would otherwise be a
+	// fresh allocation per step).
+	recycle bool
 }
 
 // releaser is implemented by results that hold wire.Raw values, so a result
@@ -64,8 +69,11 @@ type inflight struct {
 
 // Handle implements jsonrpc2.Handler. It runs in the connection's read loop.
 func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	params := d.stream.TakeParams(req.Params)
+	params, release := d.stream.TakeParams(req.Params)
 	m, known := d.methods[req.Method]
+	if !known || !m.recycle || req.Notif {
+		release = func() {}
+	}
 	if req.Notif {
 		if !known || m.notify == nil {
 			d.log.Debug("ignored notification", zap.String("method", req.Method))
@@ -104,6 +112,7 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 	}
 	if err := m.check(params); err != nil {
 		d.reply(conn, req.ID, nil, err)
+		release()
 		return
 	}
 	ctx, cancel := context.WithCancel(d.base)
@@ -113,6 +122,7 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 		d.mu.Unlock()
 		cancel()
 		fail(wire.CodeInvalidRequest, "a request with this id is still running", nil)
+		release()
 		return
 	}
 	d.inflight[req.ID] = f
@@ -132,6 +142,7 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 			err = errCancelled
 		}
 		d.reply(conn, req.ID, result, err)
+		release()
 		if m.afterReply != nil {
 			m.afterReply()
 		}

@@ -10,24 +10,32 @@ import (
 // already skipped the rest of that line.
 var errFrameTooLarge = errors.New("frame too large")
 
-const (
-	// readChunk is the size of each read from the pipe for ordinary frames.
-	readChunk = 64 << 10
-	// bigBlock is the largest block a frame is gathered in; a huge frame is
-	// gathered in blocks and copied once at its end instead of being
-	// reallocated at every doubling.
-	bigBlock = 4 << 20
-)
+// readChunk is the size of the read buffer that small frames are cut from.
+const readChunk = 64 << 10
 
-// frameReader splits an NDJSON byte stream into frames. Frames are returned
-// as slices the caller may keep: the reader never writes into memory it has
-// handed out. Small frames are sub-slices of a shared read buffer (no copy);
-// a frame that spans reads is gathered in blocks and copied once.
+// frame is one line of input, without its newline.
+type frame struct {
+	line []byte
+	// pooled is the pool buffer holding line, when the line outgrew the read
+	// buffer; recycle gives it back once nothing refers to line any more.
+	pooled []byte
+}
+
+// frameReader splits an NDJSON byte stream into frames. Small frames are
+// sub-slices of a 64 KiB read buffer that is never written again once a
+// frame has been cut from it, so they may be kept as long as the caller
+// likes. A frame that outgrows the read buffer is read straight into one
+// buffer from the pool (sized from the last large frame, so a steady stream
+// of 1 MiB payloads reads each into a recycled buffer with no further copy)
+// and is the caller's until it hands the buffer back with recycle.
 type frameReader struct {
 	src  io.Reader
 	max  int64
-	buf  []byte // buf[start:len(buf)] is read but not yet returned
+	pool bufferPool
+	buf  []byte // the read buffer; buf[off:end] is read but not yet returned
 	off  int
+	end  int
+	hint int // length of the last large frame
 	eof  bool
 	rerr error
 }
@@ -40,90 +48,145 @@ func newFrameReader(src io.Reader, max int64) *frameReader {
 // trailing \r). At the end of input it returns io.EOF; a final line without
 // a newline is still a frame. A frame longer than max is skipped and
 // reported as errFrameTooLarge; reading then continues with the next line.
-func (f *frameReader) next() ([]byte, error) {
-	if i := bytes.IndexByte(f.buf[f.off:], '\n'); i >= 0 {
-		line := f.buf[f.off : f.off+i : f.off+i]
-		f.off += i + 1
-		if int64(len(line)) > f.max {
-			return nil, errFrameTooLarge
-		}
-		return trimCR(line), nil
-	}
-	// The pending bytes are the start of a frame that needs more input.
-	var blocks [][]byte
-	size := int64(len(f.buf) - f.off)
-	if size > 0 {
-		blocks = append(blocks, f.buf[f.off:])
-	}
-	f.buf, f.off = nil, 0
+func (f *frameReader) next() (frame, error) {
 	for {
-		if size > f.max {
-			return nil, f.skipLine()
+		if i := bytes.IndexByte(f.buf[f.off:f.end], '\n'); i >= 0 {
+			line := f.buf[f.off : f.off+i : f.off+i]
+			f.off += i + 1
+			if int64(len(line)) > f.max {
+				return frame{}, errFrameTooLarge
+			}
+			return frame{line: trimCR(line)}, nil
+		}
+		pending := f.end - f.off
+		if int64(pending) > f.max {
+			return frame{}, f.skipLine()
 		}
 		if f.eof {
-			if size == 0 {
-				return nil, f.endErr()
+			if pending == 0 {
+				return frame{}, f.endErr()
 			}
-			return trimCR(join(blocks, size)), nil
+			line := f.buf[f.off:f.end:f.end]
+			f.off = f.end
+			return frame{line: trimCR(line)}, nil
 		}
-		// Blocks grow with the frame (64 KiB, then the size so far, at most
-		// 4 MiB): a 1 MiB frame allocates about 1 MiB more, a 64 MiB frame
-		// a few dozen blocks, and the join copies it once.
-		chunk := int(min(max(size, readChunk), bigBlock))
-		b, i, err := f.fill(make([]byte, chunk), size == 0)
+		if f.end == len(f.buf) {
+			if pending >= readChunk/2 {
+				// The frame fills at least half a read buffer: read the rest
+				// of it into a buffer of its own.
+				return f.gather()
+			}
+			// Start a new read buffer; the old one keeps the frames cut from it.
+			rest := f.buf[f.off:f.end]
+			f.buf = make([]byte, readChunk)
+			f.off, f.end = 0, copy(f.buf, rest)
+		}
+		n, err := f.src.Read(f.buf[f.end:])
+		f.end += n
 		if err != nil {
 			f.eof, f.rerr = true, err
-		}
-		n := len(b)
-		if i >= 0 {
-			if size+int64(i) > f.max {
-				f.buf, f.off = b, i+1
-				return nil, errFrameTooLarge
-			}
-			f.buf, f.off = b, i+1
-			if len(blocks) == 0 {
-				return trimCR(b[:i:i]), nil
-			}
-			blocks = append(blocks, b[:i])
-			return trimCR(join(blocks, size+int64(i))), nil
-		}
-		if n > 0 {
-			blocks = append(blocks, b)
-			size += int64(n)
 		}
 	}
 }
 
-// fill reads into b until b is full, a newline arrives or input ends,
-// and returns the filled part and the index of its first newline (-1 when
-// none). A pipe read returns at most 64 KiB, so filling the block before
-// allocating the next keeps a large frame to a few big allocations. With
-// eager (nothing of the frame read yet) it returns after the first read:
-// small frames must not wait for a full block.
-func (f *frameReader) fill(b []byte, eager bool) ([]byte, int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := f.src.Read(b[n:])
-		if i := bytes.IndexByte(b[n:n+m], '\n'); i >= 0 {
-			return b[:n+m], n + i, nil
+// gather reads the rest of the pending frame into pool buffers. The first
+// is sized from the last large frame, so in the steady state the whole frame
+// lands in it and is handed out in place. A frame that outgrows it goes on
+// in further blocks (each filled before the next is taken, at most 4 MiB
+// more at a time, so an oversized line never holds more than the limit) and
+// is joined once into a buffer of its size. Bytes read past the newline
+// start a new read buffer.
+func (f *frameReader) gather() (frame, error) {
+	pending := f.buf[f.off:f.end]
+	first := f.pool.get(f.bufferSize(max(2*len(pending), f.hint+f.hint/8+1)))
+	blocks := [][]byte{first[:copy(first, pending)]}
+	f.buf, f.off, f.end = nil, 0, 0
+	size := len(blocks[0])
+	for {
+		if int64(size) > f.max {
+			f.putAll(blocks)
+			return frame{}, f.skipLine()
 		}
-		n += m
+		last := blocks[len(blocks)-1]
+		if f.eof {
+			return f.joined(blocks, size), nil
+		}
+		if len(last) == cap(last) {
+			last = f.pool.get(f.bufferSize(min(size, bigBlock)))[:0]
+			blocks = append(blocks, last)
+		}
+		m, err := f.src.Read(last[len(last):cap(last)])
 		if err != nil {
-			if n > 0 && err == io.EOF {
-				return b[:n], -1, nil
+			f.eof, f.rerr = true, err
+		}
+		if i := bytes.IndexByte(last[len(last):len(last)+m], '\n'); i >= 0 {
+			end := len(last) + i
+			f.keepRest(last[end+1 : len(last)+m])
+			blocks[len(blocks)-1] = last[:end]
+			if size += i; int64(size) > f.max {
+				f.putAll(blocks)
+				return frame{}, errFrameTooLarge
 			}
-			return b[:n], -1, err
+			return f.joined(blocks, size), nil
 		}
-		if n > 0 && eager {
-			break
-		}
+		blocks[len(blocks)-1] = last[:len(last)+m]
+		size += m
 	}
-	return b[:n], -1, nil
+}
+
+// bigBlock is the largest block a growing frame takes from the pool at once.
+const bigBlock = 4 << 20
+
+// joined returns the frame gathered in blocks (size bytes in all) and
+// remembers its size for the next one.
+func (f *frameReader) joined(blocks [][]byte, size int) frame {
+	f.hint = size
+	if len(blocks) == 1 {
+		b := blocks[0]
+		return frame{line: trimCR(b[:size:size]), pooled: b[:cap(b)]}
+	}
+	out := f.pool.get(f.bufferSize(size))
+	n := 0
+	for _, b := range blocks {
+		n += copy(out[n:], b)
+	}
+	f.putAll(blocks)
+	return frame{line: trimCR(out[:n:n]), pooled: out}
+}
+
+// putAll gives gathering blocks back to the pool.
+func (f *frameReader) putAll(blocks [][]byte) {
+	for _, b := range blocks {
+		f.pool.put(b)
+	}
+}
+
+// bufferSize rounds a wanted buffer size up to a pool class, but never
+// beyond one byte past the frame limit: that is enough to tell a frame at
+// the limit from one beyond it.
+func (f *frameReader) bufferSize(want int) int {
+	return int(min(int64(classSize(want)), f.max+1))
+}
+
+// keepRest copies bytes read past a large frame's newline into a new read
+// buffer, so the frame's pool buffer can be recycled on its own.
+func (f *frameReader) keepRest(rest []byte) {
+	f.buf = make([]byte, max(readChunk, len(rest)))
+	f.off, f.end = 0, copy(f.buf, rest)
+}
+
+// recycle gives a frame's pool buffer back. The caller must hold no
+// reference to the frame's bytes any more.
+func (f *frameReader) recycle(fr frame) {
+	if fr.pooled != nil {
+		f.pool.put(fr.pooled)
+	}
 }
 
 // skipLine discards input up to and including the next newline, using one
 // small scratch buffer, so an oversized frame never sits in memory whole.
 func (f *frameReader) skipLine() error {
+	f.off = f.end // whatever is pending belongs to the oversized line
 	scratch := make([]byte, readChunk)
 	for !f.eof {
 		n, err := io.ReadAtLeast(f.src, scratch, 1)
@@ -131,9 +194,7 @@ func (f *frameReader) skipLine() error {
 			f.eof, f.rerr = true, err
 		}
 		if i := bytes.IndexByte(scratch[:n], '\n'); i >= 0 {
-			rest := make([]byte, n-i-1)
-			copy(rest, scratch[i+1:n])
-			f.buf, f.off = rest, 0
+			f.keepRest(scratch[i+1 : n])
 			return errFrameTooLarge
 		}
 	}
@@ -145,14 +206,6 @@ func (f *frameReader) endErr() error {
 		return io.EOF
 	}
 	return f.rerr
-}
-
-func join(blocks [][]byte, size int64) []byte {
-	out := make([]byte, 0, size)
-	for _, b := range blocks {
-		out = append(out, b...)
-	}
-	return out
 }
 
 func trimCR(b []byte) []byte {

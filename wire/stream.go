@@ -48,8 +48,8 @@ type Stream struct {
 	prefix string // `"@raw:<nonce>:` — the start of every token
 	seq    atomic.Uint64
 	mu     sync.Mutex
-	params map[string][]byte // parked incoming params by token
-	raws   map[string][]byte // outgoing raw values by token
+	params map[string]parkedParams // incoming params by token
+	raws   map[string][]byte       // outgoing raw values by token
 
 	// BeforeEOF, when set, runs once when input ends, before the library
 	// learns of it and closes the connection: the owner uses it to let
@@ -78,7 +78,7 @@ func NewStream(r io.Reader, w io.Writer, closer io.Closer, maxFrame int64, log *
 		closer: closer,
 		log:    log,
 		prefix: `"@raw:` + hex.EncodeToString(nonce[:]) + `:`,
-		params: make(map[string][]byte),
+		params: make(map[string]parkedParams),
 		raws:   make(map[string][]byte),
 	}
 }
@@ -88,7 +88,7 @@ func NewStream(r io.Reader, w io.Writer, closer io.Closer, maxFrame int64, log *
 // and skipped.
 func (s *Stream) ReadObject(v any) error {
 	for {
-		line, err := s.frames.next()
+		fr, err := s.frames.next()
 		if errors.Is(err, errFrameTooLarge) {
 			s.log.Warn("frame too large", zap.Int64("limit", s.frames.max))
 			s.WriteError(nil, &Error{Code: CodeInvalidRequest, Message: "frame exceeds the frame limit",
@@ -101,30 +101,49 @@ func (s *Stream) ReadObject(v any) error {
 			}
 			return err
 		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
+		if s.decode(fr, v) {
+			return nil
 		}
-		skel, token, rpcErr := s.skeleton(line)
-		if rpcErr != nil {
-			s.log.Warn("malformed frame", zap.Int("code", rpcErr.Error.Code), zap.String("reason", rpcErr.Error.Message))
-			s.WriteError(rpcErr.ID, rpcErr.Error)
-			continue
-		}
-		if err := json.Unmarshal(skel, v); err != nil {
-			if token != "" {
-				// No handler will take these params: forget them now.
-				s.mu.Lock()
-				delete(s.params, token)
-				s.mu.Unlock()
-			}
-			id := idOf(line)
-			s.log.Warn("invalid request", zap.Error(err))
-			s.WriteError(id, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + sanitize(err)})
-			continue
-		}
-		return nil
 	}
+}
+
+// decode turns one frame into the library's message v and reports whether
+// there is one; a bad frame is answered and skipped. The frame's pool
+// buffer goes back to the pool here unless its params are parked, in which
+// case it goes back with them (see TakeParams).
+func (s *Stream) decode(fr frame, v any) bool {
+	parked := false
+	defer func() {
+		if !parked {
+			s.frames.recycle(fr)
+		}
+	}()
+	line := bytes.TrimSpace(fr.line)
+	if len(line) == 0 {
+		return false
+	}
+	skel, token, rpcErr := s.skeleton(line, fr)
+	if rpcErr != nil {
+		s.log.Warn("malformed frame", zap.Int("code", rpcErr.Error.Code), zap.String("reason", rpcErr.Error.Message))
+		s.WriteError(rpcErr.ID, rpcErr.Error)
+		return false
+	}
+	if err := json.Unmarshal(skel, v); err != nil {
+		if token != "" {
+			// No handler will take these params: forget them now.
+			s.mu.Lock()
+			delete(s.params, token)
+			s.mu.Unlock()
+		}
+		id := idOf(line)
+		s.log.Warn("invalid request", zap.Error(err))
+		s.WriteError(id, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + sanitize(err)})
+		return false
+	}
+	// The library copied everything it keeps out of skel; only parked
+	// params still refer to the frame.
+	parked = token != ""
+	return true
 }
 
 // frameError is a reply the Stream sends itself for a bad frame.
@@ -138,7 +157,7 @@ type frameError struct {
 // replaced by a token (also returned) whose bytes are parked for TakeParams. Validation and
 // locating the members are one pass of jsonscan over the frame, so a 64 MiB
 // payload is read once here, not once per question asked of it.
-func (s *Stream) skeleton(line []byte) ([]byte, string, *frameError) {
+func (s *Stream) skeleton(line []byte, fr frame) ([]byte, string, *frameError) {
 	sc := jsonscan.Scanner{B: line}
 	members, err := sc.Members(make([]jsonscan.Member, 0, 8))
 	switch {
@@ -195,7 +214,7 @@ func (s *Stream) skeleton(line []byte) ([]byte, string, *frameError) {
 	start, end := f.params.ValStart, f.params.ValEnd
 	token := s.prefix + strconv.FormatUint(s.seq.Add(1), 10) + `"`
 	s.mu.Lock()
-	s.params[token] = line[start:end:end]
+	s.params[token] = parkedParams{b: line[start:end:end], fr: fr}
 	s.mu.Unlock()
 	skel := make([]byte, 0, len(line)-(end-start)+len(token))
 	skel = append(skel, line[:start]...)
@@ -233,22 +252,35 @@ func (f *frameMembers) value(line []byte, m *jsonscan.Member) []byte {
 	return m.Value(line)
 }
 
+// parkedParams are a request's params bytes and the frame they are in.
+type parkedParams struct {
+	b  []byte
+	fr frame
+}
+
 // TakeParams returns the host's original params bytes for a request whose
 // decoded params are p (nil when the request had none), and forgets them.
-func (s *Stream) TakeParams(p *json.RawMessage) []byte {
+// Calling release (never nil) promises that nothing refers to the bytes any
+// more: a large frame's buffer is then reused for a later frame. A caller
+// that may keep the bytes, or cannot tell, simply never calls it.
+func (s *Stream) TakeParams(p *json.RawMessage) (params []byte, release func()) {
 	if p == nil {
-		return nil
+		return nil, func() {}
 	}
 	s.mu.Lock()
-	b, ok := s.params[string(*p)]
+	pp, ok := s.params[string(*p)]
 	if ok {
 		delete(s.params, string(*p))
 	}
 	s.mu.Unlock()
-	if ok {
-		return b
+	if !ok {
+		return *p, func() {}
 	}
-	return *p
+	if pp.fr.pooled == nil {
+		return pp.b, func() {}
+	}
+	var once sync.Once
+	return pp.b, func() { once.Do(func() { s.frames.recycle(pp.fr) }) }
 }
 
 // Raw is a JSON value written to the wire exactly as given. Put it in a

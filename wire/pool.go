@@ -1,0 +1,67 @@
+package wire
+
+import (
+	"math/bits"
+	"sync"
+)
+
+// Buffer classes are powers of two from 128 KiB to 1 GiB. A frame that
+// outgrows the 64 KiB read buffer is gathered in one of these.
+const (
+	minClassShift = 17
+	maxClassShift = 30
+)
+
+// bufferPool recycles the buffers large frames are gathered in. A host
+// that sends a 1 MiB payload at every step would otherwise make the plugin
+// allocate (and the runtime zero) a new buffer per frame and collect it a
+// moment later; with the pool the steady state reads straight into a buffer
+// that is already there. Buffers live in sync.Pools, so the garbage
+// collector still frees them when frames stop coming: one 256 MiB frame does
+// not pin 256 MiB for the life of the process.
+type bufferPool struct {
+	classes [maxClassShift - minClassShift + 1]sync.Pool
+}
+
+// get returns a buffer of n bytes (len == cap). Only class sizes (see
+// classSize) come from the pool; any other size is allocated exactly and
+// never pooled.
+func (p *bufferPool) get(n int) []byte {
+	c, ok := classOf(n)
+	if !ok || n != 1<<(c+minClassShift) {
+		return make([]byte, n)
+	}
+	if b, _ := p.classes[c].Get().(*[]byte); b != nil {
+		return *b
+	}
+	return make([]byte, 1<<(c+minClassShift))
+}
+
+// put gives b back for reuse. The caller must hold no other reference to
+// b's memory. Buffers that get did not hand out are ignored.
+func (p *bufferPool) put(b []byte) {
+	c, ok := classOf(cap(b))
+	if !ok || cap(b) != 1<<(c+minClassShift) {
+		return
+	}
+	b = b[:cap(b)]
+	p.classes[c].Put(&b)
+}
+
+// classSize rounds n up to a class size; sizes beyond the largest class
+// stay as they are.
+func classSize(n int) int {
+	if c, ok := classOf(n); ok {
+		return 1 << (c + minClassShift)
+	}
+	return n
+}
+
+// classOf returns the index of the smallest class holding n bytes.
+func classOf(n int) (int, bool) {
+	shift := max(bits.Len(uint(n-1)), minClassShift)
+	if n <= 0 || shift > maxClassShift {
+		return 0, false
+	}
+	return shift - minClassShift, true
+}
