@@ -1,6 +1,9 @@
 package filter
 
-import "slices"
+import (
+	"bytes"
+	"slices"
+)
 
 // appendCuts appends the byte ranges that remove the dropped elements of one
 // container (array elements or object members, n of them, at(k) being the
@@ -34,18 +37,15 @@ func appendCuts(dst []span, n int, at func(int) span, drop func(int) bool) []spa
 }
 
 // cutOut returns b without the given ranges, which must not overlap, in one
-// allocation of the exact size.
+// allocation of the exact size. bytes.Join allocates without zeroing (the
+// kept pieces overwrite every byte), which matters at 1 MiB a call.
 func cutOut(b []byte, cuts []span) []byte {
 	slices.SortFunc(cuts, func(x, y span) int { return x.start - y.start })
-	removed := 0
-	for _, c := range cuts {
-		removed += c.end - c.start
-	}
-	out := make([]byte, 0, len(b)-removed)
+	kept := make([][]byte, 0, len(cuts)+1)
 	at := 0
 	for _, c := range cuts {
-		out = append(out, b[at:c.start]...)
+		kept = append(kept, b[at:c.start])
 		at = c.end
 	}
-	return append(out, b[at:]...)
+	return bytes.Join(append(kept, b[at:]), nil)
 }

@@ -1,9 +1,9 @@
 package plugin
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/continuity-dev/continuity/jsonscan"
@@ -47,9 +47,10 @@ func checkPayloadParams(raw []byte) error {
 
 // splitPayloadParams validates llm/payload's envelope against its schema
 // without decoding the payload: one trusted pass over the params members
-// (the wire validated the frame) decodes every other member (they are small)
-// and locates the payload by offset. It returns the envelope and the
-// payload's original bytes.
+// (the wire validated the frame) locates the payload by offset, and the
+// envelope is the params with the payload's value replaced by {} — a few
+// hundred bytes that are validated and decoded like any other params. It
+// returns the envelope and the payload's original bytes.
 func splitPayloadParams(raw []byte) (turns.PayloadRequest, []byte, error) {
 	var req turns.PayloadRequest
 	if raw == nil {
@@ -60,39 +61,34 @@ func splitPayloadParams(raw []byte) (turns.PayloadRequest, []byte, error) {
 	if err != nil {
 		return req, nil, invalidParams("params must be an object")
 	}
-	envelope := map[string]any{}
+	names := make([]string, 0, len(members))
+	envelope := make([]byte, 0, 256)
+	envelope = append(envelope, '{')
 	var payload []byte
-	for _, m := range members {
+	for k, m := range members {
 		name, ok := sc.Decoded(raw[m.KeyStart+1 : m.KeyEnd-1])
 		if !ok {
 			return req, nil, invalidParams("llm/payload: a member name cannot be read")
 		}
-		key := string(name)
-		if _, dup := envelope[key]; dup {
-			return req, nil, invalidParams("llm/payload: " + strconv.Quote(key) + " appears more than once")
+		if slices.Contains(names, string(name)) {
+			return req, nil, invalidParams("llm/payload: " + strconv.Quote(string(name)) + " appears more than once")
 		}
-		v := m.Value(raw)
-		if key == "payload" {
-			envelope[key] = nil
-			if v[0] == '{' {
-				envelope[key] = map[string]any{}
-				payload = v
-			}
+		names = append(names, string(name))
+		if k > 0 {
+			envelope = append(envelope, ',')
+		}
+		if v := m.Value(raw); string(name) == "payload" && v[0] == '{' {
+			payload = v
+			envelope = append(append(envelope, raw[m.KeyStart:m.KeyEnd]...), `:{}`...)
 			continue
 		}
-		d := json.NewDecoder(bytes.NewReader(v))
-		d.UseNumber()
-		var x any
-		if err := d.Decode(&x); err != nil {
-			return req, nil, invalidParams("llm/payload: " + err.Error())
-		}
-		envelope[key] = x
+		envelope = append(envelope, raw[m.KeyStart:m.ValEnd]...)
 	}
-	if err := uicontract.ValidateValue("wire/llm/payload.params", envelope); err != nil {
+	envelope = append(envelope, '}')
+	if err := uicontract.Validate("wire/llm/payload.params", envelope); err != nil {
 		return req, nil, invalidParams(err.Error())
 	}
-	b, _ := json.Marshal(envelope)
-	if err := json.Unmarshal(b, &req); err != nil {
+	if err := json.Unmarshal(envelope, &req); err != nil {
 		return req, nil, invalidParams("llm/payload: " + err.Error())
 	}
 	return req, payload, nil
