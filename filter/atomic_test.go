@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/continuity-dev/continuity/diag"
@@ -128,4 +130,43 @@ func TestOverlap(t *testing.T) {
 			t.Fatalf("baseline is not the first call's: %+v %s", res.Omitted, res.Output)
 		}
 	}
+}
+
+// TestCancellationStopsTheDigest cancels a call while the digest of the
+// final bytes runs on its own goroutine: it stops within one chunk, and
+// Apply returns only after it has (nothing reads the payload afterwards).
+func TestCancellationStopsTheDigest(t *testing.T) {
+	payload := body(`{"type":"message","role":"user","content":"` + strings.Repeat("tool output ", 1<<20) + `"}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	turn := NewTurn(Options{})
+	turn.concurrentFrom = 0
+	var chunks atomic.Int32
+	turn.onDigest = func() {
+		if chunks.Add(1) == 3 {
+			cancel()
+		}
+	}
+	_, err := turn.Apply(ctx, payload, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if n := chunks.Load(); n != 3 {
+		t.Fatalf("hashed %d digest chunks, want 3: cancellation must stop within one chunk", n)
+	}
+	if turn.HasBaseline() {
+		t.Fatal("a cancelled call left a baseline")
+	}
+}
+
+// TestFailedCallStopsTheDigest makes the fingerprints fail (a ciphertext
+// over the work bound) after a later step's digest has started waiting for
+// their decisions: the digest must end too, and the call name the limit.
+func TestFailedCallStopsTheDigest(t *testing.T) {
+	turn := NewTurn(Options{})
+	turn.concurrentFrom = 0
+	mustApply(t, turn, body(reasoningItem("rs_1", "gAAAAABfirst")))
+	over := "gAAAAAB" + strings.Repeat("Q", MaxHashedUnits)
+	_, err := turn.Apply(context.Background(), body(reasoningItem("rs_2", over), `{"type":"message","content":"after"}`), nil)
+	wantCode(t, err, diag.ReasoningWorkLimit)
 }

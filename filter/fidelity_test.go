@@ -100,12 +100,17 @@ func TestByteFidelity(t *testing.T) {
 			return w
 		}
 		for _, opts := range []Options{{}, {StripPairedIDs: true}, {StripPairedIDs: true, Prevalidated: true}} {
-			// The first call's baseline is everything in it.
-			checkFidelity(t, name+" all", NewTurn(opts), payload, want(true, opts.StripPairedIDs))
-			// A baseline of every other reasoning item, from an earlier step.
-			turn := NewTurn(opts)
-			mustApply(t, turn, body(half...))
-			checkFidelity(t, name+" half", turn, payload, want(false, opts.StripPairedIDs))
+			for _, concurrentFrom := range []int{concurrentDigestBytes, 0} {
+				// The first call's baseline is everything in it.
+				turn := NewTurn(opts)
+				turn.concurrentFrom = concurrentFrom
+				checkFidelity(t, name+" all", turn, payload, want(true, opts.StripPairedIDs))
+				// A baseline of every other reasoning item, from an earlier step.
+				turn = NewTurn(opts)
+				turn.concurrentFrom = concurrentFrom
+				mustApply(t, turn, body(half...))
+				checkFidelity(t, name+" half", turn, payload, want(false, opts.StripPairedIDs))
+			}
 		}
 	}
 }

@@ -34,11 +34,17 @@ func FuzzFilter(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, first, second []byte, strip bool) {
 		checkValidator(t, second)
-		for _, prevalidated := range []bool{false, true} {
+		// Each way the filter can run: validating or prevalidated, the
+		// digest on the calling goroutine or on its own.
+		for _, mode := range []struct{ prevalidated, concurrent bool }{{false, false}, {false, true}, {true, true}} {
+			prevalidated := mode.prevalidated
 			if prevalidated && !(json.Valid(first) && json.Valid(second)) {
 				continue // Prevalidated promises valid JSON
 			}
 			turn := NewTurn(Options{StripPairedIDs: strip, Prevalidated: prevalidated})
+			if mode.concurrent {
+				turn.concurrentFrom = 0
+			}
 			if !checkCall(t, turn, first) {
 				if turn.HasBaseline() {
 					t.Fatal("a failed first call left a baseline")

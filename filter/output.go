@@ -1,10 +1,5 @@
 package filter
 
-import (
-	"bytes"
-	"slices"
-)
-
 // appendCuts appends the byte ranges that remove the dropped elements of one
 // container (array elements or object members, n of them, at(k) being the
 // k-th element's bytes) so that what remains is valid JSON with every kept
@@ -34,18 +29,4 @@ func appendCuts(dst []span, n int, at func(int) span, drop func(int) bool) []spa
 		dst = append(dst, span{at(prevKept).end, at(n - 1).end})
 	}
 	return dst
-}
-
-// cutOut returns b without the given ranges, which must not overlap, in one
-// allocation of the exact size. bytes.Join allocates without zeroing (the
-// kept pieces overwrite every byte), which matters at 1 MiB a call.
-func cutOut(b []byte, cuts []span) []byte {
-	slices.SortFunc(cuts, func(x, y span) int { return x.start - y.start })
-	kept := make([][]byte, 0, len(cuts)+1)
-	at := 0
-	for _, c := range cuts {
-		kept = append(kept, b[at:c.start])
-		at = c.end
-	}
-	return bytes.Join(append(kept, b[at:]), nil)
 }

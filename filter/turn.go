@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"sync/atomic"
@@ -58,11 +59,15 @@ type Turn struct {
 	busy     atomic.Bool
 	baseline atomic.Pointer[baseline]
 	onChunk  func() // test hook, see fingerprinter
+	onDigest func() // test hook, see digest
+	// concurrentFrom is the payload size from which the digest runs on its
+	// own goroutine (concurrentDigestBytes; tests lower it to cover both ways).
+	concurrentFrom int
 }
 
 // NewTurn returns a turn with no baseline yet.
 func NewTurn(opts Options) *Turn {
-	return &Turn{opts: opts}
+	return &Turn{opts: opts, concurrentFrom: concurrentDigestBytes}
 }
 
 // HasBaseline reports whether a call of this turn has succeeded, which is
@@ -96,69 +101,105 @@ func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) 
 		return Result{}, d.problem
 	}
 
-	prints := make([][32]byte, len(d.reasoning))
-	units := make([]int, len(d.reasoning))
-	for k, idx := range d.reasoning {
-		it := &d.items[idx]
-		if prints[k], units[k], err = fp.fingerprint(payload[it.cipher.start:it.cipher.end], it.cipherPlain); err != nil {
-			return Result{}, err
-		}
-	}
 	base := t.baseline.Load()
 	first := base == nil
+	ds := newDecisions(len(d.reasoning))
 	if first {
-		fresh := make(baseline, len(prints))
-		for _, p := range prints {
-			fresh[p] = struct{}{}
+		// A turn's first call omits all its reasoning: it is history.
+		ds.all(true)
+	}
+	// The digest of the final bytes follows the decisions on another core,
+	// so hashing the ciphertexts and hashing the result overlap.
+	var g *digest
+	if len(payload) >= t.concurrentFrom {
+		g = startDigest(ctx, payload, d, t.opts.StripPairedIDs, ds, t.onDigest)
+	}
+	res, fresh, err := t.decide(&fp, payload, d, base, ds)
+	if err != nil {
+		if g != nil {
+			ds.stop()
+			g.wait()
 		}
-		base = &fresh
+		return Result{}, err
 	}
-
-	res := Result{}
-	omit := make([]bool, len(d.items))
-	for k, idx := range d.reasoning {
-		if _, ok := (*base)[prints[k]]; ok {
-			omit[idx] = true
-			res.Omitted.Items++
-			res.Omitted.CodeUnits += units[k]
-		}
+	if res, err = t.finish(res, payload, d, ds, g); err != nil {
+		return Result{}, err
 	}
-	var cuts []span
-	if res.Omitted.Items > 0 {
-		cuts = appendCuts(nil, len(d.items),
-			func(k int) span { return d.items[k].span },
-			func(k int) bool { return omit[k] })
-		if t.opts.StripPairedIDs {
-			cuts = d.pairedIDCuts(cuts, omit, &res.Omitted)
-		}
-	}
-	final := payload
-	if len(cuts) > 0 {
-		res.Output = cutOut(payload, cuts)
-		final = res.Output
-	}
-	res.SHA256 = sha256.Sum256(final)
 
 	if err := fp.poll(); err != nil {
 		return Result{}, err
 	}
 	if first {
-		t.baseline.Store(base)
+		t.baseline.Store(fresh)
 	}
 	return res, nil
 }
 
-// pairedIDCuts appends the cuts removing the id members of every kept item
-// that directly follows an omitted reasoning item. Reasoning, compaction and
-// item_reference items are exempt: their id belongs to their own content.
-func (d *doc) pairedIDCuts(cuts []span, omit []bool, o *Omitted) []span {
-	for k := 1; k < len(d.items); k++ {
-		it := &d.items[k]
-		if !omit[k-1] || omit[k] || it.ids == 0 || it.kind != kindOrdinary {
-			continue
-		}
-		cuts = append(cuts, d.idRanges[it.idRemove.start:it.idRemove.end]...)
-		o.StrippedIDs += int(it.ids)
+// concurrentDigestBytes is the payload size from which the digest runs on
+// its own goroutine; below it, starting one costs more than it saves.
+const concurrentDigestBytes = 128 << 10
+
+// decide fingerprints every reasoning item in order and publishes whether
+// each is omitted: in a turn's first call all of them (their fingerprints
+// become the baseline, returned as fresh), later those the baseline holds.
+func (t *Turn) decide(fp *fingerprinter, payload []byte, d *doc, base *baseline, ds *decisions) (Result, *baseline, error) {
+	var res Result
+	var fresh *baseline
+	if base == nil {
+		m := make(baseline, len(d.reasoning))
+		fresh = &m
 	}
-	return cuts
+	for r, idx := range d.reasoning {
+		it := &d.items[idx]
+		sum, units, err := fp.fingerprint(payload[it.cipher.start:it.cipher.end], it.cipherPlain)
+		if err != nil {
+			return Result{}, nil, err
+		}
+		omit := true
+		if fresh != nil {
+			(*fresh)[sum] = struct{}{}
+		} else {
+			_, omit = (*base)[sum]
+			ds.set(r, omit)
+		}
+		if omit {
+			res.Omitted.Items++
+			res.Omitted.CodeUnits += units
+		}
+	}
+	return res, fresh, nil
+}
+
+// finish builds the output (when anything was omitted) and the digest of
+// the final bytes: on this goroutine, or by waiting for the concurrent
+// digest g while the output is assembled here.
+func (t *Turn) finish(res Result, payload []byte, d *doc, ds *decisions, g *digest) (Result, error) {
+	var pieces [][]byte
+	collect := func(b []byte) error {
+		pieces = append(pieces, b)
+		return nil
+	}
+	stripped := 0
+	switch {
+	case g == nil:
+		h := sha256.New()
+		stripped, _ = walkFinal(payload, d, t.opts.StripPairedIDs, ds.await, func(b []byte) error {
+			h.Write(b)
+			return collect(b)
+		})
+		h.Sum(res.SHA256[:0])
+	default:
+		if res.Omitted.Items > 0 {
+			stripped, _ = walkFinal(payload, d, t.opts.StripPairedIDs, ds.await, collect)
+		}
+		var err error
+		if res.SHA256, _, err = g.wait(); err != nil {
+			return Result{}, err
+		}
+	}
+	if res.Omitted.Items > 0 {
+		res.Output = bytes.Join(pieces, nil)
+		res.Omitted.StrippedIDs = stripped
+	}
+	return res, nil
 }

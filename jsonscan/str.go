@@ -51,6 +51,40 @@ func plainPrefix(seg []byte) int {
 	return i
 }
 
+// markCtl is mark without the backslash test, for segments already known
+// to hold none: control characters and non-ASCII only.
+func markCtl(w uint64) uint64 {
+	return ((w - lsb*0x20) | w) & msb
+}
+
+// printablePrefix returns the length of the longest prefix of seg that is
+// printable ASCII; seg holds no backslash (a vectorised search found the
+// next one), so the test per word is cheaper than mark's. Long runs (base64
+// ciphertext and images) go 64 bytes per round.
+func printablePrefix(seg []byte) int {
+	i := 0
+	for ; i+64 <= len(seg); i += 64 {
+		w := seg[i : i+64 : i+64]
+		if markCtl(binary.LittleEndian.Uint64(w))|markCtl(binary.LittleEndian.Uint64(w[8:]))|
+			markCtl(binary.LittleEndian.Uint64(w[16:]))|markCtl(binary.LittleEndian.Uint64(w[24:]))|
+			markCtl(binary.LittleEndian.Uint64(w[32:]))|markCtl(binary.LittleEndian.Uint64(w[40:]))|
+			markCtl(binary.LittleEndian.Uint64(w[48:]))|markCtl(binary.LittleEndian.Uint64(w[56:])) != 0 {
+			break
+		}
+	}
+	for ; i+8 <= len(seg); i += 8 {
+		if m := markCtl(binary.LittleEndian.Uint64(seg[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(seg); i++ {
+		if c := seg[i]; c < 0x20 || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
+}
+
 // str skips the string whose opening quote is at i and returns the index
 // just past its closing quote. It sets s.Plain when the string is printable
 // ASCII without escapes, so its value is its bytes and its UTF-16 length is
@@ -66,7 +100,8 @@ func (s *Scanner) Str(i int) (int, error) {
 	}
 	b := s.B
 	i++
-	q := -1 // the next quote at or after i, once searched
+	q := -1  // the next quote at or after i, once searched
+	bs := -1 // the next backslash at or after i before q, or q
 	simple := true
 	for {
 		if q < i {
@@ -76,7 +111,20 @@ func (s *Scanner) Str(i int) (int, error) {
 			}
 			q = i + j
 		}
-		i += plainPrefix(b[i:q])
+		if simple {
+			// Until the first escape, look for backslashes with the
+			// vectorised search: base64 ciphertext and images have none.
+			if bs < i || bs > q {
+				bs = q
+				if k := bytes.IndexByte(b[i:q], '\\'); k >= 0 {
+					bs = i + k
+				}
+			}
+			i += printablePrefix(b[i:bs])
+		} else {
+			// Text with escapes has the next one a few words away.
+			i += plainPrefix(b[i:q])
+		}
 		if i == q {
 			s.Plain = simple
 			return q + 1, nil

@@ -1,0 +1,183 @@
+package filter
+
+import (
+	"context"
+	"crypto/sha256"
+	"hash"
+	"sync/atomic"
+)
+
+// walkFinal yields, in order, the pieces of the payload that make up the
+// final bytes: the payload without its omitted reasoning items (each with
+// the separator that DESIGN.md §2.3's cut rules give it) and, when strip is
+// set, without the id members of ordinary items that directly follow an
+// omitted item. omit(r) says whether the r-th reasoning item is omitted; it
+// may block until that is decided, which lets the digest follow the
+// fingerprints item by item. It returns the number of id members stripped.
+//
+// The cut rules, item by item: a dropped item after a kept one goes with
+// the separator before it; a run of dropped items at the start of the array
+// goes with the separator after it; when every item is dropped, the items
+// and the separators between them go and the brackets keep their
+// whitespace. (appendCuts states the same rules for a whole container.)
+func walkFinal(payload []byte, d *doc, strip bool, omit func(r int) (bool, error), emit func([]byte) error) (stripped int, err error) {
+	if len(d.items) == 0 {
+		return 0, emit(payload)
+	}
+	pos := d.items[0].start
+	if err := emit(payload[:pos]); err != nil {
+		return 0, err
+	}
+	keptAny, prevOmitted := false, false
+	r := 0 // reasoning items seen
+	for k := range d.items {
+		it := &d.items[k]
+		dropped := false
+		if it.kind == kindReasoning {
+			if dropped, err = omit(r); err != nil {
+				return 0, err
+			}
+			r++
+		}
+		if dropped {
+			if keptAny {
+				pos = it.end // the separator before it and the item
+			}
+			prevOmitted = true
+			continue
+		}
+		if !keptAny {
+			pos, keptAny = it.start, true // the leading run and the separator after it
+		}
+		if prevOmitted && strip && it.ids > 0 && it.kind == kindOrdinary {
+			for _, c := range d.idRanges[it.idRemove.start:it.idRemove.end] {
+				if err := emit(payload[pos:c.start]); err != nil {
+					return 0, err
+				}
+				pos = c.end
+			}
+			stripped += int(it.ids)
+		}
+		if err := emit(payload[pos:it.end]); err != nil {
+			return 0, err
+		}
+		pos, prevOmitted = it.end, false
+	}
+	if !keptAny {
+		pos = d.items[len(d.items)-1].end // everything went
+	}
+	return stripped, emit(payload[pos:])
+}
+
+// decisions publishes, in order, whether each reasoning item is omitted, so
+// that a digest running on another core can hash the final bytes up to the
+// first item still being fingerprinted.
+type decisions struct {
+	omit    []bool
+	decided atomic.Int64  // omit[:decided] are final
+	stopped atomic.Bool   // the call failed: the digest must stop
+	wake    chan struct{} // signalled after each decision and on stop
+}
+
+func newDecisions(n int) *decisions {
+	return &decisions{omit: make([]bool, n), wake: make(chan struct{}, 1)}
+}
+
+// set publishes the next decision. All earlier ones must be published.
+func (ds *decisions) set(r int, omit bool) {
+	ds.omit[r] = omit
+	ds.decided.Store(int64(r + 1))
+	ds.signal()
+}
+
+// all publishes the same decision for every item at once (a turn's first
+// call omits all its reasoning, whatever the fingerprints are).
+func (ds *decisions) all(omit bool) {
+	for r := range ds.omit {
+		ds.omit[r] = omit
+	}
+	ds.decided.Store(int64(len(ds.omit)))
+	ds.signal()
+}
+
+// stop tells a waiting or hashing digest that the call failed.
+func (ds *decisions) stop() {
+	ds.stopped.Store(true)
+	ds.signal()
+}
+
+func (ds *decisions) signal() {
+	select {
+	case ds.wake <- struct{}{}:
+	default:
+	}
+}
+
+// await returns decision r once it is published.
+func (ds *decisions) await(r int) (bool, error) {
+	for ds.decided.Load() <= int64(r) {
+		if ds.stopped.Load() {
+			return false, errStopped
+		}
+		<-ds.wake
+	}
+	return ds.omit[r], nil
+}
+
+// errStopped ends a digest whose call has already failed with its own error.
+var errStopped = errorString("filter: the call stopped")
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// digest is SHA-256 over the final bytes, computed while they are decided.
+// It hashes in chunks and checks for cancellation and a failed call before
+// each one, so it never runs on after its call has ended.
+type digest struct {
+	ctx      context.Context
+	ds       *decisions
+	onChunk  func() // test hook: called after each chunk is hashed
+	h        hash.Hash
+	stripped int
+	err      error
+	done     chan struct{}
+}
+
+// startDigest hashes the final bytes of payload on its own goroutine.
+func startDigest(ctx context.Context, payload []byte, d *doc, strip bool, ds *decisions, onChunk func()) *digest {
+	g := &digest{ctx: ctx, ds: ds, onChunk: onChunk, h: sha256.New(), done: make(chan struct{})}
+	go func() {
+		defer close(g.done)
+		g.stripped, g.err = walkFinal(payload, d, strip, ds.await, g.write)
+	}()
+	return g
+}
+
+func (g *digest) write(b []byte) error {
+	for len(b) > 0 {
+		if err := g.ctx.Err(); err != nil {
+			return err
+		}
+		if g.ds.stopped.Load() {
+			return errStopped
+		}
+		n := min(len(b), ChunkUnits)
+		g.h.Write(b[:n])
+		b = b[n:]
+		if g.onChunk != nil {
+			g.onChunk()
+		}
+	}
+	return nil
+}
+
+// wait returns the digest, the number of ids it saw stripped, and its error.
+func (g *digest) wait() (sum [32]byte, stripped int, err error) {
+	<-g.done
+	if g.err != nil {
+		return sum, 0, g.err
+	}
+	g.h.Sum(sum[:0])
+	return sum, g.stripped, nil
+}
