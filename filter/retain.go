@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"bytes"
 	"sync"
 	"time"
 )
@@ -32,10 +33,16 @@ type Retained struct {
 
 type retainedEntry struct {
 	id      string
-	out     []byte
+	size    int
 	sum     [32]byte
 	expires time.Time
 	gone    bool // replaced or evicted; still in order until swept
+
+	mu sync.Mutex // guards out and borrowed; never held with Retained.mu
+	// out is the bytes once they are the store's own; until then borrowed
+	// holds them as slices of memory the caller owns (see PutBorrowed).
+	out      []byte
+	borrowed [][]byte
 }
 
 // NewRetained returns an empty store. now is the clock (nil means
@@ -55,37 +62,75 @@ func NewRetained(now func() time.Time, maxBytes int) *Retained {
 // modify it afterwards. Bytes larger than the whole budget are not kept
 // (a later Get misses and the caller must not guess them).
 func (r *Retained) Put(requestID string, out []byte, sum [32]byte) {
+	r.put(&retainedEntry{id: requestID, size: len(out), sum: sum, out: out})
+}
+
+// PutBorrowed records final bytes that are still slices of memory the
+// caller will reuse (a frame buffer): nothing is copied now, so recording
+// costs nothing on the way to the reply. The caller must call the returned
+// detach before it reuses that memory; detach copies the bytes into the
+// store's own (unless the record is already gone). A Get before then copies
+// them itself.
+func (r *Retained) PutBorrowed(requestID string, pieces [][]byte, sum [32]byte) (detach func()) {
+	size := 0
+	for _, p := range pieces {
+		size += len(p)
+	}
+	e := &retainedEntry{id: requestID, size: size, sum: sum, borrowed: pieces}
+	r.put(e)
+	return func() {
+		r.mu.Lock()
+		gone := e.gone
+		r.mu.Unlock()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.borrowed != nil && !gone {
+			e.out = bytes.Join(e.borrowed, nil)
+		}
+		e.borrowed = nil
+	}
+}
+
+func (r *Retained) put(e *retainedEntry) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
 	r.sweep(now)
-	if old := r.byID[requestID]; old != nil {
+	if old := r.byID[e.id]; old != nil {
 		r.drop(old)
 	}
-	if len(out) > r.maxBytes {
+	if e.size > r.maxBytes {
 		return
 	}
-	for len(r.order) > 0 && (r.bytes+len(out) > r.maxBytes || len(r.byID) >= MaxRetainedEntries) {
+	for len(r.order) > 0 && (r.bytes+e.size > r.maxBytes || len(r.byID) >= MaxRetainedEntries) {
 		r.drop(r.order[0])
 		r.order[0] = nil
 		r.order = r.order[1:]
 	}
-	e := &retainedEntry{id: requestID, out: out, sum: sum, expires: now.Add(RetainTTL)}
-	r.byID[requestID] = e
+	e.expires = now.Add(RetainTTL)
+	r.byID[e.id] = e
 	r.order = append(r.order, e)
-	r.bytes += len(out)
+	r.bytes += e.size
 }
 
 // Get returns the bytes and digest recorded for requestID if they are
 // younger than RetainTTL.
 func (r *Retained) Get(requestID string) ([]byte, [32]byte, bool) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	now := r.now()
 	r.sweep(now)
 	e := r.byID[requestID]
 	if e == nil || !now.Before(e.expires) {
+		r.mu.Unlock()
 		return nil, [32]byte{}, false
+	}
+	r.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.borrowed != nil {
+		// Not detached yet: the caller's memory is still valid (detach
+		// waits for this lock), so take the store's copy now.
+		e.out, e.borrowed = bytes.Join(e.borrowed, nil), nil
 	}
 	return e.out, e.sum, true
 }
@@ -118,7 +163,7 @@ func (r *Retained) drop(e *retainedEntry) {
 		return
 	}
 	e.gone = true
-	r.bytes -= len(e.out)
+	r.bytes -= e.size
 	if r.byID[e.id] == e {
 		delete(r.byID, e.id)
 	}

@@ -78,3 +78,41 @@ func TestRetainedEntryBound(t *testing.T) {
 		t.Fatal("the oldest record was not evicted")
 	}
 }
+
+// TestRetainedBorrowed records bytes that are still slices of a buffer the
+// caller will reuse: once detached, the record keeps its own copy; a Get
+// before detach copies them itself; and the budget counts them either way.
+func TestRetainedBorrowed(t *testing.T) {
+	frame := []byte(`xx{"input":[1,2]}yy`)
+	pieces := [][]byte{frame[2:12], frame[15:17]} // {"input":[ and ]}
+	want := []byte(`{"input":[]}`)
+	sum := sha256.Sum256(want)
+
+	r := NewRetained(nil, 64)
+	detach := r.PutBorrowed("a", pieces, sum)
+	detach()
+	copy(frame, bytes.Repeat([]byte{'!'}, len(frame))) // the buffer is reused
+	if got, gotSum, ok := r.Get("a"); !ok || !bytes.Equal(got, want) || gotSum != sum {
+		t.Fatalf("after detach and reuse: %q %v", got, ok)
+	}
+
+	frame = []byte(`xx{"input":[1,2]}yy`)
+	detach = r.PutBorrowed("b", [][]byte{frame[2:12], frame[15:17]}, sum)
+	got, _, ok := r.Get("b") // before detach: taken from the live buffer
+	detach()
+	copy(frame, bytes.Repeat([]byte{'!'}, len(frame)))
+	if !ok || !bytes.Equal(got, want) {
+		t.Fatalf("get before detach: %q %v", got, ok)
+	}
+	if again, _, _ := r.Get("b"); !bytes.Equal(again, want) {
+		t.Fatalf("after reuse: %q", again)
+	}
+
+	// 64 bytes of budget: five 12-byte records fit, the sixth evicts "a".
+	for i := range 4 {
+		r.PutBorrowed(strconv.Itoa(i), [][]byte{want}, sum)()
+	}
+	if _, _, ok := r.Get("a"); ok {
+		t.Fatal("borrowed records are not counted against the budget")
+	}
+}

@@ -19,6 +19,12 @@ type Options struct {
 	// Prevalidated says the caller already checked that the bytes are valid
 	// JSON, so the scanner only finds value ends instead of validating.
 	Prevalidated bool
+	// NoCopy leaves Output nil and returns the final bytes as Pieces:
+	// slices of the payload, in order. A caller that writes them out once
+	// (the plugin splices them into its reply) then never copies 1 MiB into
+	// fresh memory on the way; it must copy them itself before the
+	// payload's memory is reused.
+	NoCopy bool
 }
 
 // Omitted counts what one call removed.
@@ -32,20 +38,31 @@ type Omitted struct {
 type Result struct {
 	// Output is the bytes to send; nil when nothing was omitted or stripped
 	// (outcome "unchanged"), in which case the input is sent as it is.
-	Output  []byte
+	Output []byte
+	// Pieces are the bytes to send as slices of the payload, in order, when
+	// the turn's Options say NoCopy (Output is nil then); nil when nothing
+	// was omitted.
+	Pieces  [][]byte
 	Omitted Omitted
 	// SHA256 is the digest of the final bytes: Output, or the input when
 	// Output is nil.
 	SHA256 [32]byte
 }
 
-// Final returns the bytes to send for a call whose input was in: Output,
-// or in itself when the outcome is unchanged.
+// Changed reports whether anything was omitted, so that the bytes to send
+// are Output (or Pieces) rather than the input.
+func (r Result) Changed() bool { return r.Output != nil || r.Pieces != nil }
+
+// Final returns the bytes to send for a call whose input was in: Output
+// (or Pieces joined), or in itself when the outcome is unchanged.
 func (r Result) Final(in []byte) []byte {
-	if r.Output == nil {
-		return in
+	switch {
+	case r.Output != nil:
+		return r.Output
+	case r.Pieces != nil:
+		return bytes.Join(r.Pieces, nil)
 	}
-	return r.Output
+	return in
 }
 
 // baseline is the fingerprint set taken from a turn's first payload.
@@ -198,8 +215,12 @@ func (t *Turn) finish(res Result, payload []byte, d *doc, ds *decisions, g *dige
 		}
 	}
 	if res.Omitted.Items > 0 {
-		res.Output = bytes.Join(pieces, nil)
 		res.Omitted.StrippedIDs = stripped
+		if t.opts.NoCopy {
+			res.Pieces = pieces
+		} else {
+			res.Output = bytes.Join(pieces, nil)
+		}
 	}
 	return res, nil
 }

@@ -39,6 +39,11 @@ type method struct {
 // that is replaced by an error does not leave its bytes registered.
 type releaser interface{ Release() }
 
+// detacher is implemented by results that still borrow memory from their
+// request's params: Detach runs after the reply is written (or replaced by
+// an error) and before the params buffer is recycled.
+type detacher interface{ Detach() }
+
 // dispatcher checks every message against the method table and runs it:
 // notifications synchronously in the read loop (so they apply in arrival
 // order, before any later request), requests on their own goroutines (so a
@@ -142,6 +147,9 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 			err = errCancelled
 		}
 		d.reply(conn, req.ID, result, err)
+		if r, ok := result.(detacher); ok {
+			r.Detach()
+		}
 		release()
 		if m.afterReply != nil {
 			m.afterReply()

@@ -19,6 +19,8 @@ type payloadResult struct {
 	Payload *wire.Raw `json:"payload,omitempty"`
 	Omitted omitted   `json:"omitted"`
 	SHA256  string    `json:"sha256"`
+
+	detach func() // see turns.PayloadResult.Detach
 }
 
 type omitted struct {
@@ -31,6 +33,14 @@ type omitted struct {
 func (r payloadResult) Release() {
 	if r.Payload != nil {
 		r.Payload.Release()
+	}
+}
+
+// Detach runs once the reply is written, before the frame buffer the
+// payload came in is reused (llm/payload recycles it).
+func (r payloadResult) Detach() {
+	if r.detach != nil {
+		r.detach()
 	}
 }
 
@@ -106,7 +116,7 @@ func (s *Server) llmPayload(ctx context.Context, raw []byte) (any, error) {
 	out := payloadResult{Outcome: res.Outcome, SHA256: res.Hex(),
 		Omitted: omitted{Items: res.Omitted.Items, CodeUnits: res.Omitted.CodeUnits, StrippedIDs: res.Omitted.StrippedIDs}}
 	if res.Output != nil {
-		out.Payload = s.stream.Raw(res.Output)
+		out.Payload, out.detach = s.stream.Raw(res.Output...), res.Detach
 	}
 	return out, nil
 }

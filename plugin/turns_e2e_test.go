@@ -3,6 +3,7 @@ package plugin_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/continuity-dev/continuity/filter/payloadgen"
 	"os"
 	"path/filepath"
 	"slices"
@@ -244,4 +245,40 @@ func TestTurnsExactRetryAfter408(t *testing.T) {
 	retry.RequestID = "r1-late"
 	_, rerr = turnsXSend(t, h, retry)
 	turnsXWantCode(t, "a retry after turn/end", rerr, "REVOKED")
+}
+
+// TestTurnsExactRetryOutlivesTheFrameBuffer filters a payload of a few MiB
+// (its frame is read into a recycled pool buffer, and the filtered bytes are
+// written straight from it), sends another large frame that reuses that
+// buffer, and then retries the first after a 408: the retry must still get
+// exactly the first reply's bytes, which the record copied once the reply
+// was written.
+func TestTurnsExactRetryOutlivesTheFrameBuffer(t *testing.T) {
+	h := initialized(t, host.Config{}, host.AllCapabilities())
+	turnsXSession(t, h, "s1", true)
+	gen := func(seed uint64) []byte {
+		return payloadgen.Generate(payloadgen.Spec{Seed: seed, Size: 3 << 20, Reasoning: 24, ToolOutputBytes: 4096}).Body
+	}
+	body1, body2 := gen(1), gen(2)
+	if _, rerr := turnsXAdmit(t, h, "s1", 1, 1, "r1", "acct-A", turnsXModel); rerr != nil {
+		t.Fatal(rerr)
+	}
+	first, rerr := turnsXChat(t, h, "s1", 1, 1, "r1", body1)
+	if rerr != nil || first.Outcome != "filtered" {
+		t.Fatalf("first: %s %v", first.Outcome, rerr)
+	}
+	if _, rerr := turnsXAdmit(t, h, "s1", 1, 2, "r2", "acct-A", turnsXModel); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if second, rerr := turnsXChat(t, h, "s1", 1, 2, "r2", body2); rerr != nil || second.Outcome == "" {
+		t.Fatalf("second: %v", rerr)
+	}
+	if err := h.LLMResponse("r1", 408, ""); err != nil {
+		t.Fatal(err)
+	}
+	again, rerr := turnsXSend(t, h, host.PayloadParams{RequestID: "r1-retry", SessionID: "s1", Turn: 1, Step: 1,
+		Provider: "github-copilot-preview", Model: turnsXModel, Purpose: "chat", RetryOf: "r1", Payload: body1})
+	if rerr != nil || !bytes.Equal(again.Payload, first.Payload) || again.SHA256 != first.SHA256 {
+		t.Fatalf("retry: %v (same bytes: %v)", rerr, bytes.Equal(again.Payload, first.Payload))
+	}
 }

@@ -141,7 +141,7 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 		persistent: res.Enabled,
 		account:    account,
 		model:      req.Config.Model,
-		filter:     filter.NewTurn(filter.Options{StripPairedIDs: m.opt.StripPairedIDs, Prevalidated: true}),
+		filter:     filter.NewTurn(filter.Options{StripPairedIDs: m.opt.StripPairedIDs, Prevalidated: true, NoCopy: true}),
 	}
 
 	m.mu.Lock()

@@ -89,14 +89,14 @@ func (m *Manager) compactionPayload(ctx context.Context, req PayloadRequest, pay
 		defer m.mu.Unlock()
 		return bracketRevoked(br)
 	}
-	seg := filter.NewTurn(filter.Options{StripPairedIDs: m.opt.StripPairedIDs, Prevalidated: true})
+	seg := filter.NewTurn(filter.Options{StripPairedIDs: m.opt.StripPairedIDs, Prevalidated: true, NoCopy: true})
 	res, err := seg.Apply(ctx, payload, revoked)
 	if err != nil {
 		return PayloadResult{}, err
 	}
 	out := PayloadResult{Outcome: OutcomeUnchanged, Omitted: res.Omitted, SHA256: res.SHA256}
-	if res.Output != nil {
-		out.Outcome, out.Output = OutcomeFiltered, res.Output
+	if res.Changed() {
+		out.Outcome, out.Output = OutcomeFiltered, res.Pieces
 	}
 	m.mu.Lock()
 	br.counts.add(res.Omitted)

@@ -51,8 +51,8 @@ func TestCompactionSegments(t *testing.T) {
 		if err != nil || res.Outcome != OutcomeFiltered || res.Omitted.Items != 2 {
 			t.Fatalf("segment %d: %v %+v %v", seg, res.Outcome, res.Omitted, err)
 		}
-		if strings.Contains(string(res.Output), "AAAA") || strings.Contains(string(res.Output), "BBBB") || !strings.Contains(string(res.Output), "q2") {
-			t.Fatalf("segment %d kept reasoning or lost visible history: %s", seg, res.Output)
+		if strings.Contains(string(res.Bytes()), "AAAA") || strings.Contains(string(res.Bytes()), "BBBB") || !strings.Contains(string(res.Bytes()), "q2") {
+			t.Fatalf("segment %d kept reasoning or lost visible history: %s", seg, res.Bytes())
 		}
 	}
 	if v := r.Notices("s1"); v.PollMs == nil {

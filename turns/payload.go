@@ -1,6 +1,7 @@
 package turns
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -32,13 +33,33 @@ type PayloadRequest struct {
 }
 
 // PayloadResult is the outcome of one llm/payload. Output is nil unless the
-// outcome is filtered; it may alias retained retry bytes and must not be
-// modified.
+// outcome is filtered: then it is the final bytes in pieces, in order —
+// slices of the payload itself (nothing is copied on the way to the reply)
+// or of retained retry bytes. It must not be modified.
 type PayloadResult struct {
 	Outcome string
-	Output  []byte
+	Output  [][]byte
 	Omitted filter.Omitted
 	SHA256  [32]byte
+	detach  func()
+}
+
+// Bytes returns the final bytes of a filtered result as one new slice.
+func (r PayloadResult) Bytes() []byte {
+	if r.Output == nil {
+		return nil
+	}
+	return bytes.Join(r.Output, nil)
+}
+
+// Detach must be called once the result is written and before the
+// payload's memory is reused: the retry record of a filtered request still
+// borrows its bytes from the payload and takes its own copy here, off the
+// way to the reply.
+func (r PayloadResult) Detach() {
+	if r.detach != nil {
+		r.detach()
+	}
 }
 
 // Hex returns the digest as lowercase hex.
@@ -95,9 +116,9 @@ func (m *Manager) Payload(ctx context.Context, req PayloadRequest, payload []byt
 		return PayloadResult{}, err
 	}
 	out := PayloadResult{Outcome: OutcomeUnchanged, Omitted: res.Omitted, SHA256: res.SHA256}
-	if res.Output != nil {
-		out.Outcome, out.Output = OutcomeFiltered, res.Output
-		m.retain(req.RequestID, a, out)
+	if res.Changed() {
+		out.Outcome, out.Output = OutcomeFiltered, res.Pieces
+		out.detach = m.retain(req.RequestID, a, out)
 	}
 	m.filtered(a, req, out)
 	return out, nil

@@ -36,8 +36,8 @@ func TestBaselinePerTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := body(user("q1"), `{"type":"function_call","call_id":"call_1","name":"read","arguments":"{}"}`, out(1), user("q2"))
-	if res.Outcome != OutcomeFiltered || !bytes.Equal(res.Output, want) {
-		t.Fatalf("turn 2 step 1: %s\n%s", res.Outcome, res.Output)
+	if res.Outcome != OutcomeFiltered || !bytes.Equal(res.Bytes(), want) {
+		t.Fatalf("turn 2 step 1: %s\n%s", res.Outcome, res.Bytes())
 	}
 	if res.Omitted.Items != 1 || res.Omitted.CodeUnits != 4 || res.Omitted.StrippedIDs != 1 {
 		t.Fatalf("omitted = %+v", res.Omitted)
@@ -48,8 +48,8 @@ func TestBaselinePerTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(res.Output), "AAAA") || !strings.Contains(string(res.Output), "BBBB") || !strings.Contains(string(res.Output), `"fc_2"`) {
-		t.Fatalf("turn 2 step 2 must omit rs_1 and keep rs_2 with fc_2:\n%s", res.Output)
+	if strings.Contains(string(res.Bytes()), "AAAA") || !strings.Contains(string(res.Bytes()), "BBBB") || !strings.Contains(string(res.Bytes()), `"fc_2"`) {
+		t.Fatalf("turn 2 step 2 must omit rs_1 and keep rs_2 with fc_2:\n%s", res.Bytes())
 	}
 	ns := r.sent()
 	last := ns[len(ns)-1]

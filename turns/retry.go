@@ -23,12 +23,14 @@ type retryEntry struct {
 	timedOut bool // the supplier answered 408
 }
 
-// retain records a filtered request's final bytes for an exact retry.
-func (m *Manager) retain(requestID string, a *admission, out PayloadResult) {
-	m.retained.Put(requestID, out.Output, out.SHA256)
+// retain records a filtered request's final bytes for an exact retry. The
+// record borrows them from the payload until the returned detach.
+func (m *Manager) retain(requestID string, a *admission, out PayloadResult) (detach func()) {
+	detach = m.retained.PutBorrowed(requestID, out.Output, out.SHA256)
 	m.retry408.mu.Lock()
 	m.retry408.byID[requestID] = &retryEntry{a: a, key: requestID, omitted: out.Omitted}
 	m.retry408.mu.Unlock()
+	return detach
 }
 
 // timedOut records a 408 for requestID (from llm/response).
@@ -65,7 +67,7 @@ func (m *Manager) retry(of, requestID string, a *admission) (PayloadResult, bool
 		m.retry408.byID[requestID] = &retryEntry{a: a, key: entry.key, omitted: entry.omitted}
 	}
 	m.retry408.mu.Unlock()
-	return PayloadResult{Outcome: OutcomeFiltered, Output: out, Omitted: entry.omitted, SHA256: sum}, true
+	return PayloadResult{Outcome: OutcomeFiltered, Output: [][]byte{out}, Omitted: entry.omitted, SHA256: sum}, true
 }
 
 // forget drops the retry records of an ended admission.

@@ -16,6 +16,7 @@
 package wire
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -39,7 +40,7 @@ const DefaultMaxFrameBytes = 256 << 20
 // (the jsonrpc2 read loop) and many concurrent writers.
 type Stream struct {
 	frames *frameReader
-	w      io.Writer
+	w      *bufio.Writer // guarded by wmu; coalesces the small parts of a message
 	closer io.Closer
 	log    *zap.Logger
 
@@ -49,7 +50,7 @@ type Stream struct {
 	seq    atomic.Uint64
 	mu     sync.Mutex
 	params map[string]parkedParams // incoming params by token
-	raws   map[string][]byte       // outgoing raw values by token
+	raws   map[string][][]byte     // outgoing raw values (in parts) by token
 
 	// BeforeEOF, when set, runs once when input ends, before the library
 	// learns of it and closes the connection: the owner uses it to let
@@ -74,12 +75,12 @@ func NewStream(r io.Reader, w io.Writer, closer io.Closer, maxFrame int64, log *
 	}
 	return &Stream{
 		frames: newFrameReader(r, maxFrame),
-		w:      w,
+		w:      bufio.NewWriterSize(w, 64<<10),
 		closer: closer,
 		log:    log,
 		prefix: `"@raw:` + hex.EncodeToString(nonce[:]) + `:`,
 		params: make(map[string]parkedParams),
-		raws:   make(map[string][]byte),
+		raws:   make(map[string][][]byte),
 	}
 }
 
@@ -291,12 +292,15 @@ type Raw struct {
 	token string
 }
 
-// Raw registers b (which must be valid JSON) to be written verbatim where the
-// returned value is marshaled. Release it if the message is never written.
-func (s *Stream) Raw(b []byte) *Raw {
+// Raw registers a JSON value to be written verbatim where the returned value
+// is marshaled. The value is the concatenation of parts (which must be valid
+// JSON together): a filtered payload is written straight from the slices of
+// the host's frame that it keeps. Release it if the message is never
+// written.
+func (s *Stream) Raw(parts ...[]byte) *Raw {
 	token := s.prefix + strconv.FormatUint(s.seq.Add(1), 10) + `"`
 	s.mu.Lock()
-	s.raws[token] = b
+	s.raws[token] = parts
 	s.mu.Unlock()
 	return &Raw{s: s, token: token}
 }
@@ -311,7 +315,9 @@ func (r *Raw) Release() {
 	r.s.mu.Unlock()
 }
 
-// WriteObject writes one message as one line, splicing in Raw values.
+// WriteObject writes one message as one line, splicing in Raw values. Large
+// parts go to the pipe directly; small ones are gathered first, so a
+// payload kept in many slices is not one write per slice.
 func (s *Stream) WriteObject(obj any) error {
 	b, err := json.Marshal(obj)
 	if err != nil {
@@ -335,7 +341,7 @@ func (s *Stream) WriteObject(obj any) error {
 		if !ok {
 			return fmt.Errorf("wire: raw value written twice or released")
 		}
-		parts = append(parts, b[:i], raw)
+		parts = append(append(parts, b[:i]), raw...)
 		b = b[end:]
 	}
 	parts = append(parts, b, []byte{'\n'})
@@ -346,7 +352,7 @@ func (s *Stream) WriteObject(obj any) error {
 			return err
 		}
 	}
-	return nil
+	return s.w.Flush()
 }
 
 // WriteError writes an error response with the given id (nil: id null).
