@@ -27,8 +27,15 @@ func (ErrNotObject) Error() string { return "the document is not a JSON object" 
 // s.Trusted, everything value does not scan itself is validated. A document
 // that is not JSON fails with *SyntaxError; one that is JSON but not an
 // object, with ErrNotObject.
+//
+// A validating scan of a large document validates its second half on
+// another goroutine (see split) and returns only once that is done.
 func (s *Scanner) Document(value func(keyStart, keyEnd, valStart int) (int, error)) error {
 	b := s.B
+	if !s.Trusted && len(b) >= parallelFrom {
+		s.split = startSplit(b)
+		defer s.finish()
+	}
 	i := s.WS(0)
 	if i >= len(b) {
 		return syntaxError(i)

@@ -18,6 +18,9 @@ type Scanner struct {
 	Plain bool
 	stack []byte // closing brackets of the containers Value is inside
 	tmp   []byte // scratch for decoding escaped keys and short values
+	// split, during a validating scan of a large document, is the second
+	// half that another goroutine validates (see split).
+	split *split
 }
 
 // SyntaxError is a byte of the document where it stops being JSON.
@@ -128,33 +131,40 @@ func (s *Scanner) Value(i int) (int, error) {
 		if i >= len(b) {
 			return 0, syntaxError(i)
 		}
-		switch c := b[i]; {
-		case c == '{' || c == '[':
-			closer := byte('}')
-			if c == '[' {
-				closer = ']'
-			}
-			i = s.WS(i + 1)
-			if i < len(b) && b[i] == closer {
-				i++
-				break
-			}
-			stack = append(stack, closer)
-			if closer == '}' {
-				if _, i, err = s.Key(i); err != nil {
-					return 0, err
-				}
-			}
-			continue
-		case c == '"':
-			i, err = s.Str(i)
-		case c == '-' || '0' <= c && c <= '9':
-			i, err = s.num(i)
-		default:
-			i, err = s.lit(i)
+		stepped := false // over the run of elements another goroutine validated
+		if s.split != nil && i >= s.split.at {
+			next := s.meet(i, len(stack) > 0 && stack[len(stack)-1] == ']')
+			i, stepped = next, next != i
 		}
-		if err != nil {
-			return 0, err
+		if !stepped {
+			switch c := b[i]; {
+			case c == '{' || c == '[':
+				closer := byte('}')
+				if c == '[' {
+					closer = ']'
+				}
+				i = s.WS(i + 1)
+				if i < len(b) && b[i] == closer {
+					i++
+					break
+				}
+				stack = append(stack, closer)
+				if closer == '}' {
+					if _, i, err = s.Key(i); err != nil {
+						return 0, err
+					}
+				}
+				continue
+			case c == '"':
+				i, err = s.Str(i)
+			case c == '-' || '0' <= c && c <= '9':
+				i, err = s.num(i)
+			default:
+				i, err = s.lit(i)
+			}
+			if err != nil {
+				return 0, err
+			}
 		}
 		// After a complete value: close containers or move to the next element.
 		for {

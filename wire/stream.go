@@ -156,7 +156,8 @@ type frameError struct {
 // skeleton validates a frame and returns the bytes the library decodes: the
 // frame itself for responses, and for requests the frame with its params
 // replaced by a token (also returned) whose bytes are parked for TakeParams. Validation and
-// locating the members are one pass of jsonscan over the frame, so a 64 MiB
+// locating the members are one pass of jsonscan over the frame (a large
+// frame's second half is validated on another core meanwhile), so a 64 MiB
 // payload is read once here, not once per question asked of it.
 func (s *Stream) skeleton(line []byte, fr frame) ([]byte, string, *frameError) {
 	sc := jsonscan.Scanner{B: line}
