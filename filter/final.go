@@ -3,6 +3,7 @@ package filter
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"hash"
 	"sync/atomic"
 )
@@ -125,23 +126,18 @@ func (ds *decisions) await(r int) (bool, error) {
 }
 
 // errStopped ends a digest whose call has already failed with its own error.
-var errStopped = errorString("filter: the call stopped")
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
+var errStopped = errors.New("filter: the call stopped")
 
 // digest is SHA-256 over the final bytes, computed while they are decided.
 // It hashes in chunks and checks for cancellation and a failed call before
 // each one, so it never runs on after its call has ended.
 type digest struct {
-	ctx      context.Context
-	ds       *decisions
-	onChunk  func() // test hook: called after each chunk is hashed
-	h        hash.Hash
-	stripped int
-	err      error
-	done     chan struct{}
+	ctx     context.Context
+	ds      *decisions
+	onChunk func() // test hook: called after each chunk is hashed
+	h       hash.Hash
+	err     error
+	done    chan struct{}
 }
 
 // startDigest hashes the final bytes of payload on its own goroutine.
@@ -149,7 +145,7 @@ func startDigest(ctx context.Context, payload []byte, d *doc, strip bool, ds *de
 	g := &digest{ctx: ctx, ds: ds, onChunk: onChunk, h: sha256.New(), done: make(chan struct{})}
 	go func() {
 		defer close(g.done)
-		g.stripped, g.err = walkFinal(payload, d, strip, ds.await, g.write)
+		_, g.err = walkFinal(payload, d, strip, ds.await, g.write)
 	}()
 	return g
 }
@@ -172,12 +168,12 @@ func (g *digest) write(b []byte) error {
 	return nil
 }
 
-// wait returns the digest, the number of ids it saw stripped, and its error.
-func (g *digest) wait() (sum [32]byte, stripped int, err error) {
+// wait returns the digest once it is complete, or the error that ended it.
+func (g *digest) wait() (sum [32]byte, err error) {
 	<-g.done
 	if g.err != nil {
-		return sum, 0, g.err
+		return sum, g.err
 	}
 	g.h.Sum(sum[:0])
-	return sum, g.stripped, nil
+	return sum, nil
 }

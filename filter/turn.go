@@ -98,7 +98,9 @@ func (t *Turn) HasBaseline() bool {
 // before the result is committed; a non-nil return aborts the call with
 // that error, and so does cancellation of ctx (with ctx.Err()). The first
 // successful Apply sets the baseline; a failed, cancelled, overlapping or
-// revoked call leaves none behind. payload is only read, never retained.
+// revoked call leaves none behind. payload is only read, never retained
+// (with NoCopy, the result's Pieces are slices of it), and no goroutine
+// reads it once Apply has returned.
 func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) (Result, error) {
 	if !t.busy.CompareAndSwap(false, true) {
 		return Result{}, diag.New(diag.ProcessingOverlap, "another payload of this turn is being filtered")
@@ -210,7 +212,7 @@ func (t *Turn) finish(res Result, payload []byte, d *doc, ds *decisions, g *dige
 			stripped, _ = walkFinal(payload, d, t.opts.StripPairedIDs, ds.await, collect)
 		}
 		var err error
-		if res.SHA256, _, err = g.wait(); err != nil {
+		if res.SHA256, err = g.wait(); err != nil {
 			return Result{}, err
 		}
 	}

@@ -27,15 +27,8 @@ func (ErrNotObject) Error() string { return "the document is not a JSON object" 
 // s.Trusted, everything value does not scan itself is validated. A document
 // that is not JSON fails with *SyntaxError; one that is JSON but not an
 // object, with ErrNotObject.
-//
-// A validating scan of a large document validates its second half on
-// another goroutine (see split) and returns only once that is done.
 func (s *Scanner) Document(value func(keyStart, keyEnd, valStart int) (int, error)) error {
 	b := s.B
-	if !s.Trusted && len(b) >= parallelFrom {
-		s.split = startSplit(b)
-		defer s.finish()
-	}
 	i := s.WS(0)
 	if i >= len(b) {
 		return syntaxError(i)
@@ -81,8 +74,16 @@ func (s *Scanner) Document(value func(keyStart, keyEnd, valStart int) (int, erro
 	return nil
 }
 
-// Members runs Document and appends every member to dst.
+// Members runs Document and appends every member to dst. A validating scan
+// of a large document validates its second half on another goroutine (see
+// split) and returns only once that is done. (A Document callback that
+// walks arrays itself, like the filter's, would never meet the split, so
+// only Members, whose values all go through Value, uses it.)
 func (s *Scanner) Members(dst []Member) ([]Member, error) {
+	if !s.Trusted && len(s.B) >= parallelFrom {
+		s.split = startSplit(s.B)
+		defer s.finish()
+	}
 	err := s.Document(func(keyStart, keyEnd, valStart int) (int, error) {
 		end, err := s.Value(valStart)
 		if err == nil {

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 )
 
-// ParallelFrom is the document size from which a validating Document scan
+// ParallelFrom is the document size from which a validating Members scan
 // hands the second half of the document to another goroutine. Below it a
 // second goroutine costs more than it saves.
 const ParallelFrom = 256 << 10

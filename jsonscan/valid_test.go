@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// small makes Document split documents of any size, so that tests and the
+// small makes Members split documents of any size, so that tests and the
 // fuzzer reach the two-goroutine path.
 func small(t testing.TB) {
 	from := parallelFrom
@@ -17,11 +17,11 @@ func small(t testing.TB) {
 	t.Cleanup(func() { parallelFrom = from })
 }
 
-// documentValid is what a validating Document scan says of b: an object,
+// documentValid is what a validating Members scan says of b: an object,
 // or valid JSON that is not one.
 func documentValid(b []byte) bool {
 	s := Scanner{B: b}
-	err := s.Document(func(_, _, v int) (int, error) { return s.Value(v) })
+	_, err := s.Members(nil)
 	return err == nil || errors.As(err, new(ErrNotObject))
 }
 
