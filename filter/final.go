@@ -80,9 +80,13 @@ type decisions struct {
 	wake    chan struct{} // signalled after each decision and on stop
 }
 
-func newDecisions(n int) *decisions {
-	return &decisions{omit: make([]bool, n), wake: make(chan struct{}, 1)}
+func newDecisions() *decisions {
+	return &decisions{wake: make(chan struct{}, 1)}
 }
+
+// init sizes the decisions once the scan has counted the reasoning items,
+// before the digest is told about them.
+func (ds *decisions) init(n int) { ds.omit = make([]bool, n) }
 
 // set publishes the next decision. All earlier ones must be published.
 func (ds *decisions) set(r int, omit bool) {
@@ -128,27 +132,109 @@ func (ds *decisions) await(r int) (bool, error) {
 // errStopped ends a digest whose call has already failed with its own error.
 var errStopped = errors.New("filter: the call stopped")
 
-// digest is SHA-256 over the final bytes, computed while they are decided.
-// It hashes in chunks and checks for cancellation and a failed call before
-// each one, so it never runs on after its call has ended.
+// frontier publishes, while the scan runs, how far the payload is known
+// to be final bytes already: up to the end of the last input item before
+// the first reasoning item (nothing before it can be cut). The digest
+// hashes that far while the scan goes on. Only the scanning goroutine
+// advances it.
+type frontier struct {
+	at     atomic.Int64
+	frozen bool
+	wake   chan struct{}
+}
+
+func newFrontier() *frontier { return &frontier{wake: make(chan struct{}, 1)} }
+
+// advance publishes that the bytes before p are final, unless frozen.
+func (f *frontier) advance(p int) {
+	if f == nil || f.frozen {
+		return
+	}
+	f.at.Store(int64(p))
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// freeze stops the frontier at a reasoning item, which may be cut.
+func (f *frontier) freeze() {
+	if f != nil {
+		f.frozen = true
+	}
+}
+
+// digest is SHA-256 over the final bytes, computed while they are decided:
+// first the payload up to the scan's frontier while the scan runs, then,
+// once the scan hands over the document, the rest of the final bytes as the
+// omit decisions arrive. It hashes in chunks and checks for cancellation
+// and a failed call before each one, so it never runs on after its call has
+// ended.
 type digest struct {
 	ctx     context.Context
 	ds      *decisions
-	onChunk func() // test hook: called after each chunk is hashed
+	front   *frontier
+	docs    chan *doc // the scanned document, once
+	onChunk func()    // test hook: called after each chunk is hashed
 	h       hash.Hash
 	err     error
 	done    chan struct{}
 }
 
-// startDigest hashes the final bytes of payload on its own goroutine.
-func startDigest(ctx context.Context, payload []byte, d *doc, strip bool, ds *decisions, onChunk func()) *digest {
-	g := &digest{ctx: ctx, ds: ds, onChunk: onChunk, h: sha256.New(), done: make(chan struct{})}
+// startDigest hashes the final bytes of payload on its own goroutine. The
+// scan must advance front and then hand its document to scanned (or the
+// call stop through ds).
+func startDigest(ctx context.Context, payload []byte, strip bool, ds *decisions, front *frontier, onChunk func()) *digest {
+	g := &digest{ctx: ctx, ds: ds, front: front, docs: make(chan *doc, 1), onChunk: onChunk, h: sha256.New(), done: make(chan struct{})}
 	go func() {
 		defer close(g.done)
-		_, g.err = walkFinal(payload, d, strip, ds.await, g.write)
+		hashed, d, err := g.ahead(payload)
+		if err != nil {
+			g.err = err
+			return
+		}
+		// The first hashed bytes of the final bytes are payload[:hashed]:
+		// nothing before the frontier is cut.
+		skip := hashed
+		_, g.err = walkFinal(payload, d, strip, ds.await, func(b []byte) error {
+			if skip >= len(b) {
+				skip -= len(b)
+				return nil
+			}
+			b, skip = b[skip:], 0
+			return g.write(b)
+		})
 	}()
 	return g
 }
+
+// ahead hashes the payload up to the frontier as the scan moves it, until
+// the scan hands over its document, and returns how much it hashed.
+func (g *digest) ahead(payload []byte) (int, *doc, error) {
+	hashed := 0
+	for {
+		if to := int(g.front.at.Load()); to > hashed {
+			if err := g.write(payload[hashed:to]); err != nil {
+				return 0, nil, err
+			}
+			hashed = to
+			continue
+		}
+		select {
+		case d := <-g.docs:
+			return hashed, d, nil
+		case <-g.front.wake:
+		case <-g.ds.wake:
+			if g.ds.stopped.Load() {
+				return 0, nil, errStopped
+			}
+		}
+	}
+}
+
+// scanned hands the scan's document to the digest; the decisions must be
+// initialised.
+func (g *digest) scanned(d *doc) { g.docs <- d }
 
 func (g *digest) write(b []byte) error {
 	for len(b) > 0 {

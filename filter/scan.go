@@ -92,6 +92,7 @@ func (s *scanner) input(i int, d *doc) (int, error) {
 	if i < len(b) && b[i] == ']' {
 		return i + 1, nil
 	}
+	s.front.advance(i)
 	var members []member
 	for {
 		if len(d.items) == MaxItems {
@@ -118,8 +119,10 @@ func (s *scanner) input(i int, d *doc) (int, error) {
 				return 0, diag.Newf(diag.ItemLimit, "input has more than %d reasoning items", MaxReasoningItems).With("limit", MaxReasoningItems)
 			}
 			d.reasoning = append(d.reasoning, len(d.items))
+			s.front.freeze()
 		}
 		d.items = append(d.items, it)
+		s.front.advance(it.end)
 		i = s.WS(i)
 		if i < len(b) && b[i] == ',' {
 			i = s.WS(i + 1)

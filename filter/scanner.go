@@ -11,6 +11,7 @@ import (
 // payloads on top (scan.go, classify.go).
 type scanner struct {
 	jsonscan.Scanner
+	front *frontier // may be nil
 }
 
 // syntaxError names a byte where the payload stops being JSON.

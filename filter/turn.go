@@ -111,35 +111,45 @@ func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) 
 	if err := fp.poll(); err != nil {
 		return Result{}, err
 	}
-	sc := scanner{Scanner: jsonscan.Scanner{B: payload, Trusted: t.opts.Prevalidated}}
-	d, err := sc.scan()
-	if err != nil {
-		return Result{}, named(err)
-	}
-	if d.problem != nil {
-		return Result{}, d.problem
-	}
-
-	base := t.baseline.Load()
-	first := base == nil
-	ds := newDecisions(len(d.reasoning))
-	if first {
-		// A turn's first call omits all its reasoning: it is history.
-		ds.all(true)
-	}
-	// The digest of the final bytes follows the decisions on another core,
-	// so hashing the ciphertexts and hashing the result overlap.
+	// The digest of the final bytes runs on another core: it hashes what
+	// the scan has already found to be final while the scan goes on, and
+	// the rest as the omit decisions are made, so hashing the ciphertexts
+	// and hashing the result overlap.
+	ds := newDecisions()
 	var g *digest
+	sc := scanner{Scanner: jsonscan.Scanner{B: payload, Trusted: t.opts.Prevalidated}}
 	if len(payload) >= t.concurrentFrom {
-		g = startDigest(ctx, payload, d, t.opts.StripPairedIDs, ds, t.onDigest)
+		sc.front = newFrontier()
+		g = startDigest(ctx, payload, t.opts.StripPairedIDs, ds, sc.front, t.onDigest)
 	}
-	res, fresh, err := t.decide(&fp, payload, d, base, ds)
-	if err != nil {
+	fail := func(err error) (Result, error) {
 		if g != nil {
 			ds.stop()
 			g.wait()
 		}
 		return Result{}, err
+	}
+	d, err := sc.scan()
+	if err != nil {
+		return fail(named(err))
+	}
+	if d.problem != nil {
+		return fail(d.problem)
+	}
+
+	base := t.baseline.Load()
+	first := base == nil
+	ds.init(len(d.reasoning))
+	if first {
+		// A turn's first call omits all its reasoning: it is history.
+		ds.all(true)
+	}
+	if g != nil {
+		g.scanned(d)
+	}
+	res, fresh, err := t.decide(&fp, payload, d, base, ds)
+	if err != nil {
+		return fail(err)
 	}
 	if res, err = t.finish(res, payload, d, ds, g); err != nil {
 		return Result{}, err
