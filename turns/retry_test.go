@@ -15,9 +15,10 @@ func retryReq(rid, of string) PayloadRequest {
 	return PayloadRequest{RequestID: rid, SessionID: "s1", Turn: 1, Step: 1, Provider: Provider, Model: "m1", Purpose: "chat", RetryOf: of}
 }
 
-// After a 408, a retry gets exactly the recorded result — the very bytes,
-// digest and counts — while the turn is current.
-func TestExactRetryAfter408(t *testing.T) {
+// filteredR1 is a rig whose request r1 (turn 1, step 1) was filtered, with
+// its payload and result.
+func filteredR1(t *testing.T) (*rig, []byte, PayloadResult) {
+	t.Helper()
 	r := newRig(t)
 	r.policy.set("s1", true)
 	r.mustAdmit("s1", 1, 1, "r1")
@@ -26,6 +27,13 @@ func TestExactRetryAfter408(t *testing.T) {
 	if err != nil || first.Outcome != OutcomeFiltered {
 		t.Fatalf("first: %v %v", first.Outcome, err)
 	}
+	return r, b, first
+}
+
+// After a 408, a retry gets exactly the recorded result — the very bytes,
+// digest and counts — while the turn is current.
+func TestExactRetryAfter408(t *testing.T) {
+	r, b, first := filteredR1(t)
 	r.Response("r1", 408, "")
 	// The retry was not announced with agent/request: it joins r1's turn.
 	again, err := r.Payload(context.Background(), retryReq("r1-retry", "r1"), b)
@@ -48,14 +56,7 @@ func TestExactRetryAfter408(t *testing.T) {
 // first result is detached (as the plugin reuses a frame buffer once the
 // reply is written): the retry still gets the original bytes.
 func TestRetryRecordOutlivesThePayload(t *testing.T) {
-	r := newRig(t)
-	r.policy.set("s1", true)
-	r.mustAdmit("s1", 1, 1, "r1")
-	b := body(user("q"), rs("rs_1", "AAAA"), fc(1), out(1))
-	first, err := r.chat("s1", 1, 1, "r1", b)
-	if err != nil || first.Outcome != OutcomeFiltered {
-		t.Fatalf("first: %v %v", first.Outcome, err)
-	}
+	r, b, first := filteredR1(t)
 	want := first.Bytes()
 	first.Detach()
 	copy(b, bytes.Repeat([]byte{'#'}, len(b)))
