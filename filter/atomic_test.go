@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -169,4 +170,51 @@ func TestFailedCallStopsTheDigest(t *testing.T) {
 	over := "gAAAAAB" + strings.Repeat("Q", MaxHashedUnits)
 	_, err := turn.Apply(context.Background(), body(reasoningItem("rs_2", over), `{"type":"message","content":"after"}`), nil)
 	wantCode(t, err, diag.ReasoningWorkLimit)
+}
+
+// TestCancellationStopsBothHashers cancels a call whose many reasoning items
+// are fingerprinted on two goroutines: each stops within one chunk, so at
+// most one chunk more than the one that cancelled is hashed, and the call
+// leaves no baseline.
+func TestCancellationStopsBothHashers(t *testing.T) {
+	var items []string
+	for i := range 64 {
+		items = append(items, reasoningItem("rs_"+strconv.Itoa(i), "gAAAAAB"+strings.Repeat(string(rune('a'+i%26)), 3*ChunkUnits)))
+	}
+	payload := body(items...)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	turn := NewTurn(Options{})
+	var chunks atomic.Int32
+	turn.onChunk = func() {
+		if chunks.Add(1) == 10 {
+			cancel()
+		}
+	}
+	_, err := turn.Apply(ctx, payload, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if n := chunks.Load(); n < 10 || n > 11 {
+		t.Fatalf("hashed %d chunks, want 10 or 11: each hasher must stop within one chunk", n)
+	}
+	if turn.HasBaseline() {
+		t.Fatal("a cancelled call left a baseline")
+	}
+}
+
+// TestWorkBoundIsPerCall spreads more ciphertext than MaxHashedUnits over
+// items hashed on two goroutines: the bound counts them together.
+func TestWorkBoundIsPerCall(t *testing.T) {
+	per := MaxHashedUnits/8 + 1
+	var items []string
+	for i := range 8 {
+		items = append(items, reasoningItem("rs_"+strconv.Itoa(i), "gAAAAAB"+strings.Repeat("Q", per)))
+	}
+	turn := NewTurn(Options{})
+	_, err := turn.Apply(context.Background(), body(items...), nil)
+	wantCode(t, err, diag.ReasoningWorkLimit)
+	if turn.HasBaseline() {
+		t.Fatal("a call over the bound left a baseline")
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"hash"
+	"sync/atomic"
 
 	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/jsonscan"
@@ -21,7 +22,19 @@ type fingerprinter struct {
 	onChunk func() // test hook: called after each chunk is hashed
 	h       hash.Hash
 	buf     []byte // decoded chunk of an escaped ciphertext, allocated on first use
-	units   int    // code units hashed so far in this call
+	units   int    // code units this fingerprinter hashed
+	// spent counts the code units hashed in the whole call, across every
+	// fingerprinter of it (see Turn.decide): the work bound is per call.
+	spent *atomic.Int64
+	// stop, when set, ends the hashing at the next chunk: another
+	// fingerprinter of the call failed.
+	stop *atomic.Bool
+}
+
+// sibling returns a fingerprinter for another goroutine of the same call:
+// same context, revocation check, test hook and work bound.
+func (f *fingerprinter) sibling() *fingerprinter {
+	return &fingerprinter{ctx: f.ctx, revoked: f.revoked, onChunk: f.onChunk, spent: f.spent, stop: f.stop}
 }
 
 // poll reports cancellation or revocation.
@@ -103,11 +116,14 @@ func (f *fingerprinter) escaped(raw []byte) error {
 // chunk hashes at most ChunkUnits bytes of decoded value (units code
 // units, never more than its bytes) after polling and charging the bound.
 func (f *fingerprinter) chunk(c []byte, units int) error {
+	if f.stop != nil && f.stop.Load() {
+		return errStopped
+	}
 	if err := f.poll(); err != nil {
 		return err
 	}
 	f.units += units
-	if f.units > MaxHashedUnits {
+	if f.spent.Add(int64(units)) > MaxHashedUnits {
 		return diag.Newf(diag.ReasoningWorkLimit, "encrypted reasoning exceeds %d UTF-16 code units in one payload", MaxHashedUnits).With("limit", MaxHashedUnits)
 	}
 	f.h.Write(c)

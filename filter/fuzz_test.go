@@ -45,7 +45,7 @@ func FuzzFilter(f *testing.F) {
 			}
 			turn := NewTurn(Options{StripPairedIDs: strip, Prevalidated: prevalidated, NoCopy: mode.concurrent && !prevalidated})
 			if mode.concurrent {
-				turn.concurrentFrom = 0
+				turn.concurrentFrom, turn.parallelFrom = 0, 0
 			}
 			if !checkCall(t, turn, first) {
 				if turn.HasBaseline() {
