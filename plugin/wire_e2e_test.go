@@ -2,6 +2,8 @@ package plugin_test
 
 import (
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/continuity-dev/continuity/fixtures/host"
 	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 func TestRequestBeforeInitializeIsRefused(t *testing.T) {
@@ -27,26 +30,53 @@ func TestRequestBeforeInitializeIsRefused(t *testing.T) {
 
 func TestMalformedFramesKeepTheConnection(t *testing.T) {
 	h := initialized(t, host.Config{}, host.AllCapabilities())
-	cases := []struct {
+	type frameCase struct {
 		line string
 		code int
-	}{
+	}
+	cases := []frameCase{
 		{`this is not json`, -32700},
 		{`{"jsonrpc":"2.0","id":7,"method":`, -32700},
 		{`"a string"`, -32700},
 		{`[{"jsonrpc":"2.0","id":1,"method":"shutdown"}]`, -32600},
 		{`{"jsonrpc":"2.0","result":{}}`, -32600},
 	}
+	// Large frames are validated on two goroutines, the second half from an
+	// element boundary of the input array: a defect on either side, or
+	// after the array, is still a parse error.
+	var items []string
+	for i := range 5000 {
+		items = append(items, `{"type":"message","role":"user","content":"line `+strconv.Itoa(i)+` of a long history"}`)
+	}
+	big := func(edit func([]string) []string, tail string) string {
+		return `{"jsonrpc":"2.0","id":9,"method":"llm/payload","params":{"requestId":"r","sessionId":"s1","turn":1,"step":1,` +
+			`"provider":"github-copilot-preview","model":"m","purpose":"chat","payload":{"input":[` +
+			strings.Join(edit(slices.Clone(items)), ",") + `]` + tail
+	}
+	at := func(k int, bad string) func([]string) []string {
+		return func(it []string) []string { it[k] = bad; return it }
+	}
+	keep := func(it []string) []string { return it }
+	if n := len(big(keep, `}}}`)); n < jsonscan.ParallelFrom {
+		t.Fatalf("the large frames (%d bytes) are too small to be split", n)
+	}
+	cases = append(cases,
+		frameCase{big(at(3500, "{\"content\":\"raw \x01 control\"}"), `}}}`), -32700},
+		frameCase{big(at(100, `{"content":"unterminated}`), `}}}`), -32700},
+		frameCase{big(at(4999, `{"content":"x",}`), `}}}`), -32700},
+		frameCase{big(keep, `}}`), -32700},
+		frameCase{big(at(2500, `{"content":"a"},{"content":"b"`), `}}}`), -32700},
+	)
 	for _, c := range cases {
 		if err := h.SendLine([]byte(c.line)); err != nil {
 			t.Fatal(err)
 		}
 		m, err := h.NextOrphan(ctxT(t))
 		if err != nil {
-			t.Fatalf("%q: %v", c.line, err)
+			t.Fatalf("%.80q: %v", c.line, err)
 		}
 		if m.Error == nil || m.Error.Code != c.code {
-			t.Fatalf("%q: got %s, want code %d", c.line, m.Raw, c.code)
+			t.Fatalf("%.80q: got %s, want code %d", c.line, m.Raw, c.code)
 		}
 	}
 	// A request with an id but no jsonrpc member is answered with its id.
