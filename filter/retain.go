@@ -100,6 +100,7 @@ func (r *Retained) put(e *retainedEntry) {
 		r.drop(old)
 	}
 	if e.size > r.maxBytes {
+		e.gone = true // never held: detach must not copy it
 		return
 	}
 	for len(r.order) > 0 && (r.bytes+e.size > r.maxBytes || len(r.byID) >= MaxRetainedEntries) {
@@ -131,6 +132,11 @@ func (r *Retained) Get(requestID string) ([]byte, [32]byte, bool) {
 		// Not detached yet: the caller's memory is still valid (detach
 		// waits for this lock), so take the store's copy now.
 		e.out, e.borrowed = bytes.Join(e.borrowed, nil), nil
+	}
+	if e.out == nil {
+		// Dropped (replaced or evicted) after the lookup and detached
+		// without a copy: final bytes are never empty, so this is a miss.
+		return nil, [32]byte{}, false
 	}
 	return e.out, e.sum, true
 }

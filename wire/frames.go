@@ -90,15 +90,25 @@ func (f *frameReader) next() (frame, error) {
 }
 
 // gather reads the rest of the pending frame into pool buffers. The first
-// is sized from the last large frame, so in the steady state the whole frame
-// lands in it and is handed out in place. A frame that outgrows it goes on
+// is, when the pool has one, a recycled buffer sized from the last large
+// frame, so in the steady state the whole frame lands in it and is handed
+// out in place. A frame that outgrows it goes on
 // in further blocks (each filled before the next is taken, at most 4 MiB
 // more at a time, so an oversized line never holds more than the limit) and
 // is joined once into a buffer of its size. Bytes read past the newline
 // start a new read buffer.
 func (f *frameReader) gather() (frame, error) {
 	pending := f.buf[f.off:f.end]
-	first := f.pool.get(f.bufferSize(max(2*len(pending), f.hint+f.hint/8+1)))
+	// A recycled buffer the size of the last large frame takes the whole
+	// frame at once; without one, start small and grow through blocks, so a
+	// small frame after a huge one never gets a huge fresh buffer.
+	first, ok := f.pool.tryGet(f.bufferSize(f.hint + f.hint/8 + 1))
+	if !ok || len(first) < len(pending) {
+		if ok {
+			f.pool.put(first)
+		}
+		first = f.pool.get(f.bufferSize(2 * len(pending)))
+	}
 	blocks := [][]byte{first[:copy(first, pending)]}
 	f.buf, f.off, f.end = nil, 0, 0
 	size := len(blocks[0])

@@ -37,6 +37,19 @@ func (p *bufferPool) get(n int) []byte {
 	return make([]byte, 1<<(c+minClassShift))
 }
 
+// tryGet returns a pooled buffer of class size n, or false when the pool
+// has none: it never allocates.
+func (p *bufferPool) tryGet(n int) ([]byte, bool) {
+	c, ok := classOf(n)
+	if !ok || n != 1<<(c+minClassShift) {
+		return nil, false
+	}
+	if b, _ := p.classes[c].Get().(*[]byte); b != nil {
+		return *b, true
+	}
+	return nil, false
+}
+
 // put gives b back for reuse. The caller must hold no other reference to
 // b's memory. Buffers that get did not hand out are ignored.
 func (p *bufferPool) put(b []byte) {

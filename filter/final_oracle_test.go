@@ -1,0 +1,152 @@
+package filter
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/continuity-dev/continuity/diag"
+)
+
+// randomPayload builds a random Responses body: reasoning items whose
+// ciphertexts repeat (some escaped, so equal values have different bytes),
+// items that pair with them (with one or two ids, or none), exempt items,
+// non-object items, and random whitespace around every separator.
+func randomPayload(rng *rand.Rand, ciphers []string) []byte {
+	ws := []string{"", " ", "\n  ", "\t", "\r\n"}
+	w := func() string { return ws[rng.IntN(len(ws))] }
+	others := []string{
+		`{"type":"message","id":"msg_1","role":"assistant","content":"x"}`,
+		`{"id":"fc_1"` + w() + `,` + w() + `"type":"function_call","call_id":"c1","name":"f","arguments":"{}"}`,
+		`{"type":"function_call_output","call_id":"c1","output":"ok","id":"fco_1"}`,
+		`{"type":"compaction","id":"cmp_1","encrypted_content":"zz"}`,
+		`{"type":"item_reference","id":"ref_1"}`,
+		`{"type":"message","role":"user","content":"no id"}`,
+		`{"id":"only"}`,
+		`{}`, `42`, `"text"`, `null`, `[1,{"id":"nested"}]`,
+	}
+	n := rng.IntN(9)
+	var sb strings.Builder
+	sb.WriteString(`{"model":"m",` + w() + `"input":` + w() + `[` + w())
+	for k := range n {
+		if k > 0 {
+			sb.WriteString(w() + "," + w())
+		}
+		if rng.IntN(2) == 0 {
+			c := rng.IntN(len(ciphers))
+			sb.WriteString(reasoningItem("rs_"+strconv.Itoa(c), ciphers[c]))
+		} else {
+			sb.WriteString(others[rng.IntN(len(others))])
+		}
+	}
+	sb.WriteString(w() + `]` + w() + `,"store":false}`)
+	return []byte(sb.String())
+}
+
+// TestWalkFinalAgreesWithOracleInEveryMode filters random payloads after a
+// random baseline in every way a call can run (validating or prevalidated,
+// digest inline or concurrent, one or two fingerprinting goroutines,
+// Output or Pieces, with and without stripping) and checks each against
+// the oracle: the bytes, the digest over them and the counts.
+func TestWalkFinalAgreesWithOracleInEveryMode(t *testing.T) {
+	ciphers := []string{"gAAAAABone", "gAAAAABtwo", `gAAAAAB\u0074wo`, `gAAAAABth\/ree`, "gAAAAAB" + strings.Repeat("Zq", 300), "gAAAAABfive"}
+	type mode struct {
+		prevalidated, noCopy bool
+		concurrentFrom       int
+		parallelFrom         int
+	}
+	modes := []mode{
+		{false, false, concurrentDigestBytes, parallelHashUnits},
+		{true, false, concurrentDigestBytes, parallelHashUnits},
+		{false, true, 0, parallelHashUnits},
+		{true, true, 0, 0},
+		{false, false, 0, 0},
+		{true, true, concurrentDigestBytes, 0},
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	for n := 0; n < 1500; n++ {
+		first := randomPayload(rng, ciphers)
+		second := randomPayload(rng, ciphers)
+		strip := rng.IntN(2) == 0
+		if !json.Valid(first) || !json.Valid(second) {
+			t.Fatalf("generator made invalid JSON: %s / %s", first, second)
+		}
+		base, ok := oracleBaseline(first)
+		if !ok {
+			t.Fatalf("oracle cannot read %s", first)
+		}
+		doc, err := parseOracle(second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := doc.expected(base, strip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range modes {
+			turn := NewTurn(Options{StripPairedIDs: strip, Prevalidated: m.prevalidated, NoCopy: m.noCopy})
+			turn.concurrentFrom, turn.parallelFrom = m.concurrentFrom, m.parallelFrom
+			if _, err := turn.Apply(context.Background(), first, nil); err != nil {
+				t.Fatalf("mode %+v: first call of %s: %v", m, first, err)
+			}
+			res, err := turn.Apply(context.Background(), second, nil)
+			if err != nil {
+				t.Fatalf("mode %+v: %s: %v", m, second, err)
+			}
+			got := res.Final(second)
+			switch {
+			case !bytes.Equal(got, want):
+				t.Fatalf("mode %+v strip %v:\n in  %s\n got %s\nwant %s", m, strip, second, got, want)
+			case res.SHA256 != sha256.Sum256(got):
+				t.Fatalf("mode %+v: the digest is not over the final bytes of %s", m, second)
+			case res.Changed() == bytes.Equal(want, second):
+				t.Fatalf("mode %+v: changed %v for %s", m, res.Changed(), second)
+			case m.noCopy && res.Output != nil, !m.noCopy && res.Pieces != nil:
+				t.Fatalf("mode %+v: output %v pieces %v", m, res.Output != nil, res.Pieces != nil)
+			}
+			omitted := 0
+			for k, typ := range doc.types {
+				if typ == "reasoning" && base[doc.ciphers[k]] {
+					omitted++
+				}
+			}
+			if res.Omitted.Items != omitted {
+				t.Fatalf("mode %+v: omitted %d items, oracle %d", m, res.Omitted.Items, omitted)
+			}
+		}
+	}
+}
+
+// TestHashAllErrorIsTheFailure checks that a call fingerprinting on two
+// goroutines reports the failure that stopped it, never the internal stop
+// signal, and leaves no baseline, whichever goroutine fails.
+func TestHashAllErrorIsTheFailure(t *testing.T) {
+	over := MaxHashedUnits / 3
+	for _, failAt := range []int{0, 1, 2, 5} {
+		var items []string
+		for i := range 6 {
+			size := 10
+			if i >= failAt {
+				size = over + 1 // the bound is crossed at the third big item
+			}
+			items = append(items, reasoningItem("rs_"+strconv.Itoa(i), "gAAAAAB"+strings.Repeat(string(rune('a'+i)), size)))
+		}
+		turn := NewTurn(Options{Prevalidated: true})
+		turn.parallelFrom, turn.concurrentFrom = 0, 0
+		_, err := turn.Apply(context.Background(), body(items...), nil)
+		if failAt == 5 {
+			if err != nil {
+				t.Fatalf("one big item: %v", err)
+			}
+			continue
+		}
+		if !diag.Has(err, diag.ReasoningWorkLimit) || turn.HasBaseline() {
+			t.Fatalf("fail at %d: %v, baseline %v", failAt, err, turn.HasBaseline())
+		}
+	}
+}
