@@ -11,20 +11,26 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/continuity-dev/continuity/diag"
+	"github.com/continuity-dev/continuity/wire"
 )
 
 // hostCaller implements hostapi.Caller over the connection: plugin → host
 // requests with string ids, deadlines from the caller's context, and
-// $/cancelRequest sent to the host when the caller gives up.
+// $/cancelRequest sent to the host when the caller gives up. A large
+// result (a session/read of a long session) reaches it as the host's bytes,
+// parked by the stream, and is decoded once, into the caller's type.
 type hostCaller struct {
-	conn *jsonrpc2.Conn
-	seq  atomic.Uint64
+	conn   *jsonrpc2.Conn
+	stream *wire.Stream
+	seq    atomic.Uint64
 }
 
 func (h *hostCaller) Call(ctx context.Context, method string, params, result any) error {
 	id := jsonrpc2.ID{Str: fmt.Sprintf("cty_%x", h.seq.Add(1)), IsString: true}
+	h.stream.Await(id.Str)
 	w, err := h.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
 	if err != nil {
+		h.stream.Forget(id.Str)
 		return fmt.Errorf("host %s: %w", method, err)
 	}
 	var raw json.RawMessage
@@ -32,12 +38,16 @@ func (h *hostCaller) Call(ctx context.Context, method string, params, result any
 	if ctxErr := ctx.Err(); ctxErr != nil && err == ctxErr {
 		// Tell the host we no longer need the answer; the reply, if it
 		// comes, is dropped by the connection.
+		h.stream.Forget(id.Str)
 		_ = h.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": id})
 		return fmt.Errorf("host %s: %w", method, ctxErr)
 	}
 	if err != nil {
+		h.stream.Forget(id.Str)
 		return hostError(method, err)
 	}
+	raw, release := h.stream.TakeResult(id.Str, raw)
+	defer release() // the decoded result keeps copies only
 	if result == nil {
 		return nil
 	}

@@ -77,7 +77,7 @@ func Serve(ctx context.Context, cfg Config) error {
 		wcancel()
 	}
 	s.conn = jsonrpc2.NewConn(ctx, s.stream, s.disp, jsonrpc2.SetLogger(zapPrinter{cfg.Log}))
-	s.host = hostapi.NewClient(&hostCaller{conn: s.conn})
+	s.host = hostapi.NewClient(&hostCaller{conn: s.conn, stream: s.stream})
 
 	select {
 	case <-s.conn.DisconnectNotify():

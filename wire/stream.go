@@ -49,8 +49,11 @@ type Stream struct {
 	prefix string // `"@raw:<nonce>:` — the start of every token
 	seq    atomic.Uint64
 	mu     sync.Mutex
-	params map[string]parkedParams // incoming params by token
-	raws   map[string][][]byte     // outgoing raw values (in parts) by token
+	params map[string]parkedParams // incoming params (and awaited results) by token
+	// awaiting maps the raw id of each call of ours still waiting for its
+	// answer to the token its parked result has ("" until it arrives).
+	awaiting map[string]string
+	raws     map[string][][]byte // outgoing raw values (in parts) by token
 
 	// BeforeEOF, when set, runs once when input ends, before the library
 	// learns of it and closes the connection: the owner uses it to let
@@ -74,13 +77,14 @@ func NewStream(r io.Reader, w io.Writer, closer io.Closer, maxFrame int64, log *
 		panic(err) // crypto/rand never fails on supported platforms
 	}
 	return &Stream{
-		frames: newFrameReader(r, maxFrame),
-		w:      bufio.NewWriterSize(w, 64<<10),
-		closer: closer,
-		log:    log,
-		prefix: `"@raw:` + hex.EncodeToString(nonce[:]) + `:`,
-		params: make(map[string]parkedParams),
-		raws:   make(map[string][][]byte),
+		frames:   newFrameReader(r, maxFrame),
+		w:        bufio.NewWriterSize(w, 64<<10),
+		closer:   closer,
+		log:      log,
+		prefix:   `"@raw:` + hex.EncodeToString(nonce[:]) + `:`,
+		params:   make(map[string]parkedParams),
+		awaiting: make(map[string]string),
+		raws:     make(map[string][][]byte),
 	}
 }
 
@@ -130,15 +134,15 @@ func (s *Stream) decode(fr frame, v any) bool {
 		return false
 	}
 	if err := json.Unmarshal(skel, v); err != nil {
-		if token != "" {
-			// No handler will take these params: forget them now.
-			s.mu.Lock()
-			delete(s.params, token)
-			s.mu.Unlock()
-		}
 		id := idOf(line)
 		s.log.Warn("invalid request", zap.Error(err))
 		s.WriteError(id, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + sanitize(err)})
+		if token != "" {
+			// Nobody will take the parked bytes: forget them now (drop
+			// recycles the frame unless that already happened).
+			s.drop(token)
+			parked = true
+		}
 		return false
 	}
 	// The library copied everything it keeps out of skel; only parked
@@ -205,6 +209,11 @@ func (s *Stream) skeleton(line []byte, fr frame) ([]byte, string, *frameError) {
 			// A response to nothing we can name; answering would loop.
 			return nil, "", &frameError{Error: &Error{Code: CodeInvalidRequest, Message: "invalid response: no id"}}
 		}
+		if f.result != nil {
+			if skel, token, ok := s.parkResult(line, fr, idRaw, f.result.ValStart, f.result.ValEnd); ok {
+				return skel, token, nil
+			}
+		}
 		return line, "", nil
 	}
 	if method := f.value(line, f.method); method[0] != '"' || len(method) < 3 {
@@ -213,16 +222,29 @@ func (s *Stream) skeleton(line []byte, fr frame) ([]byte, string, *frameError) {
 	if f.params == nil {
 		return line, "", nil
 	}
-	start, end := f.params.ValStart, f.params.ValEnd
-	token := s.prefix + strconv.FormatUint(s.seq.Add(1), 10) + `"`
+	skel, token := s.park(line, fr, f.params.ValStart, f.params.ValEnd)
+	return skel, token, nil
+}
+
+// park keeps the value line[start:end] under a new token and returns the
+// frame with the token in its place: the library decodes a short string
+// instead of the value, and the owner takes the original bytes back by
+// token (TakeParams, TakeResult).
+func (s *Stream) park(line []byte, fr frame, start, end int) ([]byte, string) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.parkLocked(line, fr, start, end)
+}
+
+// parkLocked is park with s.mu held.
+func (s *Stream) parkLocked(line []byte, fr frame, start, end int) ([]byte, string) {
+	token := s.prefix + strconv.FormatUint(s.seq.Add(1), 10) + `"`
 	s.params[token] = parkedParams{b: line[start:end:end], fr: fr}
-	s.mu.Unlock()
 	skel := make([]byte, 0, len(line)-(end-start)+len(token))
 	skel = append(skel, line[:start]...)
 	skel = append(skel, token...)
 	skel = append(skel, line[end:]...)
-	return skel, token, nil
+	return skel, token
 }
 
 // frameMembers are the top-level members of a JSON-RPC frame.
