@@ -99,10 +99,15 @@ func (f *frameReader) next() (frame, error) {
 // start a new read buffer.
 func (f *frameReader) gather() (frame, error) {
 	pending := f.buf[f.off:f.end]
-	// A recycled buffer the size of the last large frame takes the whole
-	// frame at once; without one, start small and grow through blocks, so a
-	// small frame after a huge one never gets a huge fresh buffer.
-	first, ok := f.pool.tryGet(f.bufferSize(f.hint + f.hint/8 + 1))
+	// A buffer the size of the last large frame takes the whole frame at
+	// once: a recycled one, or a fresh one while that size is modest. After
+	// a huge frame, a fresh buffer its size could be a huge allocation for
+	// a small frame, so the frame starts small and grows through blocks.
+	hinted := f.bufferSize(f.hint + f.hint/8 + 1)
+	first, ok := f.pool.tryGet(hinted)
+	if !ok && hinted <= bigBlock {
+		first, ok = f.pool.get(hinted), true
+	}
 	if !ok || len(first) < len(pending) {
 		if ok {
 			f.pool.put(first)
@@ -148,12 +153,18 @@ func (f *frameReader) gather() (frame, error) {
 const bigBlock = 4 << 20
 
 // joined returns the frame gathered in blocks (size bytes in all) and
-// remembers its size for the next one.
+// remembers its size for the next one. A frame in one block is handed out
+// in place unless it fills less than a quarter of it; otherwise it is
+// copied once into a buffer of its size.
 func (f *frameReader) joined(blocks [][]byte, size int) frame {
 	f.hint = size
 	if len(blocks) == 1 {
 		b := blocks[0]
-		return frame{line: trimCR(b[:size:size]), pooled: b[:cap(b)]}
+		if size >= cap(b)/4 {
+			return frame{line: trimCR(b[:size:size]), pooled: b[:cap(b)]}
+		}
+		// A small frame in a big buffer: move it, so that a frame its
+		// handler keeps does not hold the big buffer too.
 	}
 	out := f.pool.get(f.bufferSize(size))
 	n := 0

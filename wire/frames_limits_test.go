@@ -148,3 +148,22 @@ func TestSmallFrameAfterHugeFrameGetsASmallBuffer(t *testing.T) {
 		t.Fatalf("a %d-byte frame was gathered in a %d-byte buffer (sized from the previous %d-byte frame)", len(small.line), c, len(huge.line))
 	}
 }
+
+// TestSmallFrameIsNotHeldInABigBuffer reads a 200 KiB frame into the 4 MiB
+// buffer sized from a 2 MiB frame before it: the frame is moved into a
+// buffer of its own size, so a handler that keeps it does not keep 4 MiB.
+func TestSmallFrameIsNotHeldInABigBuffer(t *testing.T) {
+	in := append(bytes.Repeat([]byte{'a'}, 2<<20), '\n')
+	in = append(in, append(bytes.Repeat([]byte{'b'}, 200<<10), '\n')...)
+	f := newFrameReader(bytes.NewReader(in), DefaultMaxFrameBytes)
+	if _, err := f.next(); err != nil {
+		t.Fatal(err)
+	}
+	small, err := f.next()
+	if err != nil || len(small.line) != 200<<10 || small.line[0] != 'b' {
+		t.Fatalf("small frame: %v, %d bytes", err, len(small.line))
+	}
+	if c := cap(small.pooled); c > 256<<10 {
+		t.Fatalf("a %d-byte frame is held in a %d-byte buffer", len(small.line), c)
+	}
+}
