@@ -51,17 +51,7 @@ func TestSplitScanMatchesSequentialScan(t *testing.T) {
 		for n := 0; n < 4000; n++ {
 			b := []byte(d)
 			if n > 0 {
-				for k := rng.IntN(3); k >= 0; k-- {
-					at := rng.IntN(len(b))
-					switch rng.IntN(3) {
-					case 0:
-						b = append(b[:at], b[at+1:]...)
-					case 1:
-						b = append(b[:at+1], b[at:]...)
-					default:
-						b[at] = structural[rng.IntN(len(structural))]
-					}
-				}
+				b = mutate(rng, b, structural)
 			}
 			seq, seqErr := membersWith(b, false)
 			par, parErr := membersWith(b, true)

@@ -27,6 +27,23 @@ func documentValid(b []byte) bool {
 
 func wantValid(b []byte) bool { return json.Valid(b) && utf8.Valid(b) }
 
+// mutate makes one to three random edits to b: a byte deleted, a byte
+// doubled, or a byte replaced by one of structural.
+func mutate(rng *rand.Rand, b, structural []byte) []byte {
+	for k := rng.IntN(3); k >= 0; k-- {
+		at := rng.IntN(len(b))
+		switch rng.IntN(3) {
+		case 0:
+			b = append(b[:at], b[at+1:]...)
+		case 1:
+			b = append(b[:at+1], b[at:]...)
+		default:
+			b[at] = structural[rng.IntN(len(structural))]
+		}
+	}
+	return b
+}
+
 // TestSplitScanAgreesWithEncodingJSON mutates documents whose second half
 // is an array of objects (where the split lands) byte by byte — deleting,
 // duplicating and replacing structural characters, quotes and backslashes —
@@ -45,18 +62,7 @@ func TestSplitScanAgreesWithEncodingJSON(t *testing.T) {
 			t.Fatalf("rejects a valid document: %s", d)
 		}
 		for n := 0; n < 5000; n++ {
-			b := []byte(d)
-			for k := rng.IntN(3); k >= 0; k-- {
-				at := rng.IntN(len(b))
-				switch rng.IntN(3) {
-				case 0:
-					b = append(b[:at], b[at+1:]...)
-				case 1:
-					b = append(b[:at+1], b[at:]...)
-				default:
-					b[at] = structural[rng.IntN(len(structural))]
-				}
-			}
+			b := mutate(rng, []byte(d), structural)
 			if got, want := documentValid(b), wantValid(b); got != want {
 				t.Fatalf("split scan of %s = %v, encoding/json says %v", b, got, want)
 			}
