@@ -22,8 +22,11 @@ type intent struct {
 // key is already there (a concurrent replay won), it returns that edge.
 // The edge insert comes first so the transaction holds SQLite's write lock
 // from its first statement: a read-then-write transaction would fail with
-// a busy snapshot under a concurrent writer instead of waiting.
-func insertIntent(ctx context.Context, db *sql.DB, in intent) (*Edge, error) {
+// a busy snapshot under a concurrent writer instead of waiting. Holding
+// that lock, it counts the predecessor's other edges since since, pending
+// ones included: a continuation that checkRate let through while another
+// was still running is refused here when together they pass maxPerSession.
+func insertIntent(ctx context.Context, db *sql.DB, in intent, maxPerSession int, since int64) (*Edge, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, storeErr("begin", err)
@@ -52,6 +55,16 @@ func insertIntent(ctx context.Context, db *sql.DB, in intent) (*Edge, error) {
 			err = errors.New("edge id taken by another key")
 		}
 		return prev, storeErr("read edge", err)
+	}
+	var others int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM continuation_edges
+		WHERE predecessor_id = ? AND id != ? AND state IN ('pending', 'committed') AND created_at >= ?`,
+		e.PredecessorID, e.ID, since).Scan(&others); err != nil {
+		return nil, storeErr("count edges", err)
+	}
+	if others+1 > maxPerSession {
+		return nil, diag.Newf(CodeRateLimited, "session %s has %d continuations made or under way in the rate window", e.PredecessorID, others).
+			With("sessionId", e.PredecessorID).With("count", others)
 	}
 	body, hbody := marshal(in.manifest), marshal(in.handoff)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO continuation_manifests(id, edge_id, body, digest) VALUES(?,?,?,?)`,

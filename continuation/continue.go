@@ -69,7 +69,8 @@ func (s *Service) continueSession(ctx context.Context, call ToolCall) (ToolResul
 		if err != nil {
 			return ToolResult{}, err
 		}
-		if e, err = insertIntent(ctx, s.db, in); err != nil {
+		since := s.opts.Now().Add(-s.opts.RateWindow).UnixMilli()
+		if e, err = insertIntent(ctx, s.db, in, s.opts.MaxPerSession, since); err != nil {
 			return ToolResult{}, err
 		}
 		if e == nil {

@@ -30,6 +30,7 @@ type fakeHost struct {
 	pageSize        int
 	stallAfter      int64 // when > 0, reads from beyond this seq return nothing, incomplete
 	emitted         []emitted
+	beforeCreate    func() // when set, runs (without the lock) as each create begins
 }
 
 type fakeSession struct {
@@ -71,6 +72,12 @@ func (h *fakeHost) Create(ctx context.Context, req hostapi.CreateSession) (hosta
 	// so that a key or context the host would refuse fails here first.
 	if err := uicontract.Validate("wire/session/create.params", marshal(req)); err != nil {
 		return hostapi.Created{}, diag.New("invalid-params", err.Error())
+	}
+	h.mu.Lock()
+	hook := h.beforeCreate
+	h.mu.Unlock()
+	if hook != nil {
+		hook()
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -2,6 +2,8 @@ package continuation
 
 import (
 	"context"
+	"encoding/json"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -83,6 +85,44 @@ func TestRateLimit(t *testing.T) {
 	seedPredecessor(e.host, s2.SuccessorID)
 	if got := code(t, e.call(s2.SuccessorID, "c1", ToolContinueSession, argsFile(t, "minimal"))); got != CodeRateLimited {
 		t.Fatalf("third link of a chain: %q", got)
+	}
+}
+
+// TestRateLimitCountsContinuationsUnderWay starts a continuation that is
+// held inside the host's create (pending, not yet committed) and then a
+// second one from the same predecessor: with one slot left, only one of the
+// two may be made, so the second is refused while the first finishes.
+func TestRateLimitCountsContinuationsUnderWay(t *testing.T) {
+	e := newEnv(t, Options{MaxPerSession: 2, MaxChain: 5, RateWindow: time.Minute})
+	seedPredecessor(e.host, "A")
+	e.host.add("A", ev("tool/result", `{"callId":"call-1","isError":false}`))
+	e.mustContinue("A", "c1", argsFile(t, "minimal"))
+	inside, release := make(chan struct{}), make(chan struct{})
+	var held atomic.Bool // only the first create is held
+	e.host.mu.Lock()
+	e.host.beforeCreate = func() {
+		if held.CompareAndSwap(false, true) {
+			close(inside)
+			<-release
+		}
+	}
+	e.host.mu.Unlock()
+	first := make(chan ToolResult, 1)
+	args := json.RawMessage(argsFile(t, "minimal"))
+	go func() {
+		res, err := e.svc.Tool(context.Background(), ToolCall{SessionID: "A", Turn: 1, CallID: "c2", Name: ToolContinueSession, Arguments: args})
+		if err != nil {
+			res = ToolResult{IsError: true, Content: []Content{{Type: "text", Text: err.Error()}}}
+		}
+		first <- res
+	}()
+	<-inside
+	if got := code(t, e.call("A", "c3", ToolContinueSession, argsFile(t, "minimal"))); got != CodeRateLimited {
+		t.Fatalf("a continuation past the limit while another is under way: %q", got)
+	}
+	close(release)
+	if r := <-first; r.IsError {
+		t.Fatalf("the continuation under way: %s", r.Content[0].Text)
 	}
 }
 
