@@ -31,7 +31,7 @@ type ContinuedEvent struct {
 const EventContinued = "session.continued"
 
 // continueSession runs continue_session. The idempotency key is derived
-// from (calling session, call id): a committed key answers with its
+// from (calling session, turn, call id): a committed key answers with its
 // successor and created=false; a pending key (the host may or may not have
 // created the successor before a crash) is finished with the context it
 // stored, so the host's idempotent create yields the one successor it
@@ -43,10 +43,9 @@ func (s *Service) continueSession(ctx context.Context, call ToolCall) (ToolResul
 	if call.SessionID == "" || call.CallID == "" {
 		return ToolResult{}, diag.New(CodeArgumentsInvalid, "continue_session needs the calling session and call id")
 	}
-	key := idempotencyKey(call.SessionID, call.CallID)
-	e, err := edgeByKey(ctx, s.db, key)
+	e, key, err := s.edgeOfCall(ctx, call.SessionID, call.Turn, call.CallID)
 	if err != nil {
-		return ToolResult{}, storeErr("read edge", err)
+		return ToolResult{}, err
 	}
 	var args ContinueArgs
 	var argsDigest string
@@ -123,14 +122,29 @@ func continuedResult(e *Edge, created bool) ToolResult {
 	return r
 }
 
-// Known reports whether (sessionID, callID) already has a continuation
-// edge, pending or committed: a replay that must be answered from the store.
-func (s *Service) Known(ctx context.Context, sessionID, callID string) (bool, error) {
-	e, err := edgeByKey(ctx, s.db, idempotencyKey(sessionID, callID))
-	if err != nil {
-		return false, storeErr("read edge", err)
+// Known reports whether the call (sessionID, turn, callID) already has a
+// continuation edge, pending or committed: a replay that must be answered
+// from the store.
+func (s *Service) Known(ctx context.Context, sessionID string, turn int64, callID string) (bool, error) {
+	e, _, err := s.edgeOfCall(ctx, sessionID, turn, callID)
+	return e != nil, err
+}
+
+// edgeOfCall returns the edge a call already has (nil when none) and the
+// idempotency key a new edge for it gets. An edge written before the turn
+// was part of the key answers only a call of its own turn.
+func (s *Service) edgeOfCall(ctx context.Context, sessionID string, turn int64, callID string) (*Edge, string, error) {
+	key := idempotencyKey(sessionID, turn, callID)
+	e, err := edgeByKey(ctx, s.db, key)
+	if err == nil && e == nil {
+		if e, err = edgeByKey(ctx, s.db, legacyKey(sessionID, callID)); e != nil && e.Actor.Turn != turn {
+			e = nil
+		}
 	}
-	return e != nil, nil
+	if err != nil {
+		return nil, "", storeErr("read edge", err)
+	}
+	return e, key, nil
 }
 
 // compactJSON removes insignificant whitespace, so a replay that re-encodes

@@ -74,6 +74,41 @@ func TestReplaySameCallID(t *testing.T) {
 	}
 }
 
+// TestCallIDsRepeatAcrossTurns: a host that numbers call ids per turn sends
+// "call-1" again in the next turn; that is a new continuation, not a replay
+// of the first. An edge written before the turn was part of the key still
+// answers a replay of its own call, and only that.
+func TestCallIDsRepeatAcrossTurns(t *testing.T) {
+	e := newEnv(t, Options{})
+	seedPredecessor(e.host, "A")
+	first := e.mustContinue("A", "call-1", argsFile(t, "basic")) // turn 1
+	inTurn := func(turn int64) ContinueResult {
+		t.Helper()
+		res, err := e.svc.Tool(context.Background(), ToolCall{SessionID: "A", Turn: turn, CallID: "call-1",
+			Name: ToolContinueSession, Arguments: json.RawMessage(argsFile(t, "basic"))})
+		if err != nil || res.IsError {
+			t.Fatalf("turn %d: %v %+v", turn, err, res.Structured)
+		}
+		return as[ContinueResult](t, res.Structured)
+	}
+	second := inTurn(2)
+	if !second.Created || second.SuccessorID == first.SuccessorID || second.EdgeID == first.EdgeID {
+		t.Fatalf("call-1 of turn 2 = %+v, turn 1 made %+v", second, first)
+	}
+
+	// The first edge as an older plugin stored it: its key had no turn.
+	if _, err := e.db.Exec(`UPDATE continuation_edges SET idempotency_key = ? WHERE id = ?`,
+		legacyKey("A", "call-1"), first.EdgeID); err != nil {
+		t.Fatal(err)
+	}
+	if replay := inTurn(1); replay.Created || replay.EdgeID != first.EdgeID {
+		t.Fatalf("replay of the legacy edge's own call = %+v, want %+v", replay, first)
+	}
+	if again := inTurn(2); again.Created || again.EdgeID != second.EdgeID {
+		t.Fatalf("replay in turn 2 = %+v, want %+v", again, second)
+	}
+}
+
 func TestCrashBetweenHostCreateAndCommit(t *testing.T) {
 	e := newEnv(t, Options{})
 	seedPredecessor(e.host, "A")

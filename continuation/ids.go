@@ -11,11 +11,19 @@ import (
 )
 
 // idempotencyKey derives the host's session/create key from the calling
-// session and the tool call id. The host replays a tool call with the same
-// call id, so the key — and every id derived from it — is the same on every
-// replay, before or after a restart. Its alphabet is the one
-// wire/session/create.params allows ([A-Za-z0-9._:-], no '/').
-func idempotencyKey(sessionID, callID string) string {
+// session, the turn and the tool call id. The host replays a tool call with
+// the same turn and call id, so the key — and every id derived from it — is
+// the same on every replay, before or after a restart; a host that numbers
+// call ids per turn ("call_1" again in the next turn) still gets a new
+// continuation. Its alphabet is the one wire/session/create.params allows
+// ([A-Za-z0-9._:-], no '/').
+func idempotencyKey(sessionID string, turn int64, callID string) string {
+	return "continuity.continue_session:" + digestOf([]byte(sessionID+"\x00"+strconv.FormatInt(turn, 10)+"\x00"+callID))
+}
+
+// legacyKey is the key edges written before the turn was part of it carry;
+// such an edge still answers a replay of its own call (same turn).
+func legacyKey(sessionID, callID string) string {
 	return "continuity.continue_session:" + digestOf([]byte(sessionID+"\x00"+callID))
 }
 

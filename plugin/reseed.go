@@ -52,7 +52,7 @@ func (svc *services) expandReseed(ctx context.Context, call *continuation.ToolCa
 		return nil
 	}
 	call.Sent = call.Arguments
-	known, err := svc.cont.Known(ctx, call.SessionID, call.CallID)
+	known, err := svc.cont.Known(ctx, call.SessionID, call.Turn, call.CallID)
 	if err != nil || known {
 		return err
 	}
