@@ -11,7 +11,8 @@ import (
 // Event types the classifier reads (PROTOCOL.md §4) plus the usage event
 // this package defines: {inputTokens, contextWindow}, sent by the host (or
 // the plugin's own payload path) after each model response so that context
-// pressure is a boundary like any other.
+// pressure is a boundary like any other. Its contract for hosts is
+// ui-contract's sessionevent/usage.data, checked at the wire.
 const (
 	EventSessionCreated   = "session/created"
 	EventUserMessage      = "user/message"
