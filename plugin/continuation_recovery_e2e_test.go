@@ -3,7 +3,6 @@ package plugin_test
 import (
 	"errors"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -29,7 +28,7 @@ func TestContinuationCrashBetweenCreateAndCommit(t *testing.T) {
 	reg.mu.Lock()
 	reg.after = func(hostapi.CreateSession) {
 		kill.Do(func() {
-			if err := syscall.Kill(h.PID(), syscall.SIGKILL); err != nil {
+			if err := killHard(h.PID()); err != nil {
 				t.Errorf("kill: %v", err)
 			}
 			<-h.Exited() // the answer below can never reach the plugin

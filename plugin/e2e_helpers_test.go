@@ -76,3 +76,13 @@ func dataCode(e *host.RPCError) string {
 	_ = json.Unmarshal(e.Data, &d)
 	return d.Code
 }
+
+// killHard kills the process pid at once (SIGKILL on unix), the way a
+// crash ends a plugin: nothing it defers runs.
+func killHard(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
+}

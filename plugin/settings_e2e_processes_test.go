@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -182,7 +181,7 @@ func TestSettingsSIGKILLMidWrite(t *testing.T) {
 			}
 		}
 		time.Sleep(time.Duration(rng.IntN(3000)) * time.Microsecond)
-		if err := syscall.Kill(e.h.PID(), syscall.SIGKILL); err != nil {
+		if err := killHard(e.h.PID()); err != nil {
 			t.Fatal(err)
 		}
 		<-done

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -230,7 +229,7 @@ func TestKilledWriterLeavesConsistentDocument(t *testing.T) {
 		if !midWrite {
 			time.Sleep(time.Duration(rand.IntN(50_000)) * time.Microsecond)
 		}
-		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Process.Kill()
 		cmd.Wait()
 
 		left, _ := filepath.Glob(filepath.Join(dir, "*.tmp"))
