@@ -12,7 +12,9 @@ import (
 // this package defines: {inputTokens, contextWindow}, sent by the host (or
 // the plugin's own payload path) after each model response so that context
 // pressure is a boundary like any other. Its contract for hosts is
-// ui-contract's sessionevent/usage.data, checked at the wire.
+// ui-contract's sessionevent/usage.data (documentation: PROTOCOL.md §4
+// accepts types it does not name, so other shapes arrive and are counted
+// as unreadable).
 const (
 	EventSessionCreated   = "session/created"
 	EventUserMessage      = "user/message"

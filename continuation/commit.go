@@ -4,10 +4,26 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/hostapi"
 )
+
+// rateLimit is what insertIntent checks: at most max edges of one
+// predecessor created since since, counting pending edges only from
+// pendingSince on.
+type rateLimit struct {
+	max                 int
+	since, pendingSince int64
+}
+
+// pendingLease is how long a pending edge counts against the rate limit:
+// long enough to cover a continuation whose host create is still running
+// (the host call's deadline is 10 s), short enough that creates that
+// failed — their edges stay pending so that a replay can finish them — do
+// not lock a session out of continuing for the rest of the window.
+const pendingLease = 30 * time.Second
 
 // intent is everything a continuation writes before asking the host.
 type intent struct {
@@ -23,10 +39,12 @@ type intent struct {
 // The edge insert comes first so the transaction holds SQLite's write lock
 // from its first statement: a read-then-write transaction would fail with
 // a busy snapshot under a concurrent writer instead of waiting. Holding
-// that lock, it counts the predecessor's other edges since since, pending
-// ones included: a continuation that checkRate let through while another
-// was still running is refused here when together they pass maxPerSession.
-func insertIntent(ctx context.Context, db *sql.DB, in intent, maxPerSession int, since int64) (*Edge, error) {
+// that lock, it counts the predecessor's other edges in the rate window —
+// committed ones, and pending ones young enough to be under way (see
+// pendingLease) — so a continuation that checkRate let through while
+// another was still running is refused here when together they pass the
+// limit.
+func insertIntent(ctx context.Context, db *sql.DB, in intent, limit rateLimit) (*Edge, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, storeErr("begin", err)
@@ -58,11 +76,12 @@ func insertIntent(ctx context.Context, db *sql.DB, in intent, maxPerSession int,
 	}
 	var others int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM continuation_edges
-		WHERE predecessor_id = ? AND id != ? AND state IN ('pending', 'committed') AND created_at >= ?`,
-		e.PredecessorID, e.ID, since).Scan(&others); err != nil {
+		WHERE predecessor_id = ? AND id != ? AND created_at >= ?
+		AND (state = 'committed' OR state = 'pending' AND created_at >= ?)`,
+		e.PredecessorID, e.ID, limit.since, limit.pendingSince).Scan(&others); err != nil {
 		return nil, storeErr("count edges", err)
 	}
-	if others+1 > maxPerSession {
+	if others+1 > limit.max {
 		return nil, diag.Newf(CodeRateLimited, "session %s has %d continuations made or under way in the rate window", e.PredecessorID, others).
 			With("sessionId", e.PredecessorID).With("count", others)
 	}

@@ -68,8 +68,10 @@ func (s *Service) continueSession(ctx context.Context, call ToolCall) (ToolResul
 		if err != nil {
 			return ToolResult{}, err
 		}
-		since := s.opts.Now().Add(-s.opts.RateWindow).UnixMilli()
-		if e, err = insertIntent(ctx, s.db, in, s.opts.MaxPerSession, since); err != nil {
+		now := s.opts.Now()
+		limit := rateLimit{max: s.opts.MaxPerSession, since: now.Add(-s.opts.RateWindow).UnixMilli(),
+			pendingSince: now.Add(-pendingLease).UnixMilli()}
+		if e, err = insertIntent(ctx, s.db, in, limit); err != nil {
 			return ToolResult{}, err
 		}
 		if e == nil {

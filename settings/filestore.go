@@ -160,7 +160,7 @@ func (s *FileStore) write(ns string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, s.Path(ns))
+		err = replaceFile(tmp, s.Path(ns))
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -172,13 +172,3 @@ func (s *FileStore) write(ns string, data []byte) error {
 // afterTempWrite runs between filling the temp file and making it the
 // document; tests of crashes mid-write stop a writer there.
 var afterTempWrite = func() {}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}

@@ -3,7 +3,9 @@
 package settings
 
 import (
+	"errors"
 	"os"
+	"time"
 
 	"golang.org/x/sys/windows"
 )
@@ -28,4 +30,23 @@ func lockFile(path string) (unlock func(), err error) {
 		_ = windows.UnlockFileEx(h, 0, 1, 0, ol)
 		f.Close()
 	}, nil
+}
+
+// syncDir does nothing on Windows: a directory cannot be opened for
+// FlushFileBuffers there (access is denied), and NTFS journals the rename
+// that makes a write visible.
+func syncDir(string) error { return nil }
+
+// replaceFile makes tmp the file at path. A reader holding path open (a
+// Describe from another process; reads take no lock) makes the replacing
+// rename fail for that moment, so it is retried for up to half a second.
+func replaceFile(tmp, path string) error {
+	var err error
+	for range 50 {
+		if err = os.Rename(tmp, path); err == nil || !errors.Is(err, windows.ERROR_ACCESS_DENIED) && !errors.Is(err, windows.ERROR_SHARING_VIOLATION) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return err
 }
