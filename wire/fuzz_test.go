@@ -1,0 +1,65 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"testing"
+)
+
+// trickle returns at most n bytes per read, like a pipe under load.
+type trickle struct {
+	b []byte
+	n int
+}
+
+func (r *trickle) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), r.n)], r.b)
+	r.b = r.b[k:]
+	return k, nil
+}
+
+// FuzzStream feeds arbitrary bytes, in reads of arbitrary size and under an
+// arbitrary frame limit, to a Stream and checks DESIGN.md §6 for frames:
+// no panic, every line the Stream writes (its own error replies) is JSON,
+// the params handed to a handler are exactly bytes of the input and valid
+// JSON, and nothing stays parked.
+//
+//	go test -run x -fuzz FuzzStream -fuzztime 60s ./wire
+func FuzzStream(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":[1,"b"]}}`+"\n"), uint8(5), uint16(400))
+	f.Add([]byte("not json\n[1]\n{\"jsonrpc\":\"2.0\",\"id\":\"r\",\"result\":{}}\r\n{\"jsonrpc\":\"2.0\",\"method\":\"n\"}"), uint8(0), uint16(30))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":-1,"method":"x","params":{}}`+"\n"+`{"id":2,"id":3}`+"\n"), uint8(200), uint16(1000))
+	f.Fuzz(func(t *testing.T, in []byte, chunk uint8, limit uint16) {
+		var out bytes.Buffer
+		s := NewStream(&trickle{b: in, n: int(chunk) + 1}, &out, nil, int64(limit)+1, nil)
+		for {
+			var m struct {
+				Method string
+				Params *json.RawMessage
+			}
+			if err := s.ReadObject(&m); err != nil {
+				break
+			}
+			if m.Params == nil {
+				continue
+			}
+			p, release := s.TakeParams(m.Params)
+			if !json.Valid(p) || !bytes.Contains(in, p) {
+				t.Fatalf("params %q are not valid JSON taken from the input", p)
+			}
+			release()
+		}
+		for _, line := range bytes.Split(out.Bytes(), []byte{'\n'}) {
+			if len(line) > 0 && !json.Valid(line) {
+				t.Fatalf("the stream wrote a line that is not JSON: %q", line)
+			}
+		}
+		if len(s.params) != 0 {
+			t.Fatalf("%d params left parked", len(s.params))
+		}
+	})
+}
