@@ -29,13 +29,10 @@ func (t *Turn) decide(fp *fingerprinter, payload []byte, d *doc, base *baseline,
 		fresh = &m
 	}
 	for r, sum := range sums {
-		omit := true
 		if fresh != nil {
 			(*fresh)[sum] = struct{}{}
-		} else {
-			_, omit = (*base)[sum]
 		}
-		if omit {
+		if ds.omit[r] { // every decision is published once hashAll returns
 			res.Omitted.Items++
 			res.Omitted.CodeUnits += units[r]
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"hash"
 	"sync/atomic"
 
 	"github.com/continuity-dev/continuity/diag"
@@ -175,30 +176,33 @@ const concurrentDigestBytes = 128 << 10
 // the final bytes: on this goroutine, or by waiting for the concurrent
 // digest g while the output is assembled here.
 func (t *Turn) finish(res Result, payload []byte, d *doc, ds *decisions, g *digest) (Result, error) {
+	keep := res.Omitted.Items > 0 // the final bytes differ from the payload
 	var pieces [][]byte
-	collect := func(b []byte) error {
-		pieces = append(pieces, b)
-		return nil
+	var h hash.Hash // the digest, when no goroutine computes it
+	if g == nil {
+		h = sha256.New()
 	}
 	stripped := 0
-	switch {
-	case g == nil:
-		h := sha256.New()
+	if keep || h != nil {
 		stripped, _ = walkFinal(payload, d, t.opts.StripPairedIDs, ds.await, func(b []byte) error {
-			h.Write(b)
-			return collect(b)
+			if keep {
+				pieces = append(pieces, b)
+			}
+			if h != nil {
+				h.Write(b)
+			}
+			return nil
 		})
+	}
+	if h != nil {
 		h.Sum(res.SHA256[:0])
-	default:
-		if res.Omitted.Items > 0 {
-			stripped, _ = walkFinal(payload, d, t.opts.StripPairedIDs, ds.await, collect)
-		}
+	} else {
 		var err error
 		if res.SHA256, err = g.wait(); err != nil {
 			return Result{}, err
 		}
 	}
-	if res.Omitted.Items > 0 {
+	if keep {
 		res.Omitted.StrippedIDs = stripped
 		if t.opts.NoCopy {
 			res.Pieces = pieces
