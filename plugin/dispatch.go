@@ -2,22 +2,31 @@ package plugin
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"sync/atomic"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
+	"github.com/continuity-dev/continuity/jsonscan"
 	"github.com/continuity-dev/continuity/wire"
 )
 
-// method is one entry of the typed method table. Exactly one of call and
-// notify is set. check validates params before dispatch; a failure is -32602
-// for requests and a logged drop for notifications.
+// method is one entry of the typed method table. Exactly one of call,
+// borrow and notify is set. check validates params before dispatch; a
+// failure is -32602 for requests and a logged drop for notifications.
+//
+// The handler's type says who owns the params. call and notify get bytes
+// that are theirs to keep (the frame buffer is never reused). borrow gets
+// the *wire.Params and only borrows them: the dispatcher releases them
+// once the reply is written, and a large frame's buffer then carries a
+// later frame (llm/payload: a 1 MiB payload per step would otherwise be a
+// fresh allocation per step). A borrowing result that must outlive the
+// reply registers its copy with Params.BeforeRelease.
 type method struct {
 	check  func(params []byte) error
 	call   func(ctx context.Context, params []byte) (any, error)
+	borrow func(ctx context.Context, params *wire.Params) (any, error)
 	notify func(params []byte)
 	// early marks methods allowed before initialize completes.
 	early bool
@@ -28,21 +37,26 @@ type method struct {
 	// succeeded: the host will send nothing, so effects such as a turn
 	// admission must be undone.
 	onCancel func(params []byte)
-	// recycle says the method keeps no reference to its params once its
-	// reply is written, so a large frame's buffer is reused for a later
-	// frame (llm/payload: a 1 MiB payload per step would otherwise be a
-	// fresh allocation per step).
-	recycle bool
 }
 
-// releaser is implemented by results that hold wire.Raw values, so a result
-// that is replaced by an error does not leave its bytes registered.
-type releaser interface{ Release() }
+// run calls the request's handler.
+func (m method) run(ctx context.Context, params *wire.Params) (any, error) {
+	if m.borrow != nil {
+		return m.borrow(ctx, params)
+	}
+	return m.call(ctx, params.Bytes())
+}
 
-// detacher is implemented by results that still borrow memory from their
-// request's params: Detach runs after the reply is written (or replaced by
-// an error) and before the params buffer is recycled.
-type detacher interface{ Detach() }
+// done ends the dispatcher's ownership of a request's params once its
+// reply is written: a borrowing handler's buffer is reused, a keeping
+// handler's bytes are left to it.
+func (m method) done(params *wire.Params) {
+	if m.borrow != nil {
+		params.Release()
+		return
+	}
+	params.Keep()
+}
 
 // dispatcher checks every message against the method table and runs it:
 // notifications synchronously in the read loop (so they apply in arrival
@@ -63,7 +77,7 @@ type dispatcher struct {
 	base         context.Context
 
 	mu       sync.Mutex
-	inflight map[jsonrpc2.ID]*inflight
+	inflight map[string]*inflight // by wire.ID key
 	wg       sync.WaitGroup
 }
 
@@ -72,15 +86,17 @@ type inflight struct {
 	cancelled atomic.Bool
 }
 
-// Handle implements jsonrpc2.Handler. It runs in the connection's read loop.
-func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	params, release := d.stream.TakeParams(req.Params)
+// Handle implements jsonrpc2.Handler. It runs in the connection's read
+// loop, which is where the request's id and params are taken from the
+// stream; from then on the dispatcher owns the params until their method
+// is done with them.
+func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	in := d.stream.TakeRequest()
+	params := in.Params
 	m, known := d.methods[req.Method]
-	if !known || !m.recycle || req.Notif {
-		release = func() {}
-	}
 	if req.Notif {
 		if !known || m.notify == nil {
+			params.Release()
 			d.log.Debug("ignored notification", zap.String("method", req.Method))
 			return
 		}
@@ -92,6 +108,7 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 		case d.initializing:
 			d.held = append(d.held, heldNote{req.Method, m, params})
 		default:
+			params.Release()
 			d.log.Warn("notification before initialize", zap.String("method", req.Method))
 		}
 		return
@@ -101,76 +118,76 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 		d.initializing = true
 		d.notifyMu.Unlock()
 	}
-	fail := func(code int, msg string, data map[string]any) {
-		d.reply(conn, req.ID, nil, &protocolError{code: code, msg: msg, data: data})
+	fail := func(code int, msg string) {
+		params.Release()
+		d.reply(in.ID, nil, &protocolError{code: code, msg: msg})
 	}
 	switch {
 	case !known:
-		fail(wire.CodeMethodNotFound, "method not found: "+clip(req.Method), nil)
+		fail(wire.CodeMethodNotFound, "method not found: "+clip(req.Method))
 		return
-	case m.call == nil:
-		fail(wire.CodeInvalidRequest, req.Method+" is a notification and takes no id", nil)
+	case m.call == nil && m.borrow == nil:
+		fail(wire.CodeInvalidRequest, req.Method+" is a notification and takes no id")
 		return
 	case !m.early && !d.ready.Load():
-		fail(wire.CodeNotInitialized, "not initialized: send initialize first", nil)
+		fail(wire.CodeNotInitialized, "not initialized: send initialize first")
 		return
 	}
-	if err := m.check(params); err != nil {
-		d.reply(conn, req.ID, nil, err)
-		release()
+	if err := m.check(params.Bytes()); err != nil {
+		params.Release()
+		d.reply(in.ID, nil, err)
 		return
 	}
 	ctx, cancel := context.WithCancel(d.base)
 	f := &inflight{cancel: cancel}
 	d.mu.Lock()
-	if _, dup := d.inflight[req.ID]; dup {
+	if _, dup := d.inflight[in.ID.Key()]; dup {
 		d.mu.Unlock()
 		cancel()
-		fail(wire.CodeInvalidRequest, "a request with this id is still running", nil)
-		release()
+		fail(wire.CodeInvalidRequest, "a request with this id is still running")
 		return
 	}
-	d.inflight[req.ID] = f
+	d.inflight[in.ID.Key()] = f
 	d.wg.Add(1)
 	d.mu.Unlock()
 	go func() {
 		defer d.wg.Done()
-		result, err := m.call(ctx, params)
+		result, err := m.run(ctx, params)
 		d.mu.Lock()
-		delete(d.inflight, req.ID)
+		delete(d.inflight, in.ID.Key())
 		d.mu.Unlock()
 		cancel()
 		if f.cancelled.Load() {
 			if err == nil && m.onCancel != nil {
-				m.onCancel(params)
+				m.onCancel(params.Bytes())
 			}
 			err = errCancelled
 		}
-		d.reply(conn, req.ID, result, err)
-		if r, ok := result.(detacher); ok {
-			r.Detach()
-		}
-		release()
+		d.reply(in.ID, result, err)
+		m.done(params)
 		if m.afterReply != nil {
 			m.afterReply()
 		}
 	}()
 }
 
-// heldNote is a notification waiting for initialize to finish.
+// heldNote is a notification waiting for initialize to finish; it owns
+// its params until applied or dropped.
 type heldNote struct {
 	method string
 	m      method
-	params []byte
+	params *wire.Params
 }
 
-// apply checks and applies one notification; d.notifyMu is held.
-func (d *dispatcher) apply(name string, m method, params []byte) {
-	if err := m.check(params); err != nil {
+// apply checks and applies one notification, whose handler keeps its
+// params; d.notifyMu is held.
+func (d *dispatcher) apply(name string, m method, params *wire.Params) {
+	defer params.Keep()
+	if err := m.check(params.Bytes()); err != nil {
 		d.log.Warn("invalid notification", zap.String("method", name), zap.String("reason", err.Error()))
 		return
 	}
-	m.notify(params)
+	m.notify(params.Bytes())
 }
 
 // initialized ends an initialize: on success the held notifications are
@@ -185,21 +202,24 @@ func (d *dispatcher) initialized(ok bool) {
 		}
 		d.ready.Store(true)
 	} else if len(d.held) > 0 {
+		for _, h := range d.held {
+			h.params.Release()
+		}
 		d.log.Warn("notifications before initialize dropped", zap.Int("count", len(d.held)))
 	}
 	d.held, d.initializing = nil, false
 }
 
-// cancelRequest handles $/cancelRequest from the host.
+// cancelRequest handles $/cancelRequest from the host. The id is compared
+// by value, exactly as the request's own id was (wire.ID).
 func (d *dispatcher) cancelRequest(params []byte) {
-	var p struct {
-		ID jsonrpc2.ID `json:"id"`
-	}
-	if err := json.Unmarshal(params, &p); err != nil {
+	id, ok := cancelledID(params)
+	if !ok {
+		d.log.Warn("$/cancelRequest without one usable id")
 		return
 	}
 	d.mu.Lock()
-	f := d.inflight[p.ID]
+	f := d.inflight[id.Key()]
 	d.mu.Unlock()
 	if f != nil {
 		f.cancelled.Store(true)
@@ -207,34 +227,22 @@ func (d *dispatcher) cancelRequest(params []byte) {
 	}
 }
 
-// reply answers a request exactly once.
-func (d *dispatcher) reply(conn *jsonrpc2.Conn, id jsonrpc2.ID, result any, err error) {
-	ctx := context.Background()
-	if err != nil {
-		if r, ok := result.(releaser); ok {
-			r.Release()
-		}
+// reply answers a request exactly once, with its id as the host sent it.
+func (d *dispatcher) reply(id wire.ID, result any, err error) {
+	var werr error
+	switch {
+	case err != nil:
 		e := rpcError(err)
 		if e.Code == wire.CodeInternalError {
 			d.log.Error("request failed", zap.Error(err))
 		}
-		var data *json.RawMessage
-		if e.Data != nil {
-			b, _ := json.Marshal(e.Data)
-			data = (*json.RawMessage)(&b)
-		}
-		if werr := conn.ReplyWithError(ctx, id, &jsonrpc2.Error{Code: int64(e.Code), Message: e.Message, Data: data}); werr != nil {
-			d.log.Debug("reply not sent", zap.Error(werr))
-		}
-		return
+		werr = d.stream.ReplyError(id, e)
+	case result == nil:
+		werr = d.stream.Reply(id, struct{}{})
+	default:
+		werr = d.stream.Reply(id, result)
 	}
-	if result == nil {
-		result = struct{}{}
-	}
-	if werr := conn.Reply(ctx, id, result); werr != nil {
-		if r, ok := result.(releaser); ok {
-			r.Release()
-		}
+	if werr != nil {
 		d.log.Debug("reply not sent", zap.Error(werr))
 	}
 }
@@ -263,4 +271,25 @@ func clip(s string) string {
 		return s[:64] + "…"
 	}
 	return s
+}
+
+// cancelledID reads the id of $/cancelRequest params (schema-checked: an
+// object with an id). A duplicated id member names no one request.
+func cancelledID(params []byte) (wire.ID, bool) {
+	sc := jsonscan.Scanner{B: params, Trusted: true}
+	members, err := sc.Members(nil)
+	if err != nil {
+		return wire.ID{}, false
+	}
+	var raw []byte
+	for _, m := range members {
+		if sc.NameIs(m, "id") {
+			if raw != nil {
+				return wire.ID{}, false
+			}
+			raw = m.Value(params)
+		}
+	}
+	id, err := wire.ParseID(raw)
+	return id, err == nil
 }

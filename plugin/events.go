@@ -55,14 +55,6 @@ func (s *Server) llmResponse(raw []byte) {
 	}
 }
 
-// agentRequestResult echoes the host's config bytes unchanged.
-type agentRequestResult struct {
-	Config    *wire.Raw        `json:"config"`
-	Admission *turns.Admission `json:"admission"`
-}
-
-func (r agentRequestResult) Release() { r.Config.Release() }
-
 func (s *Server) agentRequest(ctx context.Context, raw []byte) (any, error) {
 	var req turns.AgentRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
@@ -74,8 +66,9 @@ func (s *Server) agentRequest(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The host's config bytes go back unchanged.
 	cfg := gjson.Get(view(raw), "config")
-	return agentRequestResult{Config: s.stream.Raw([]byte(cfg.Raw)), Admission: adm}, nil
+	return wire.Object().Raw("config", []byte(cfg.Raw)).Set("admission", adm).Result()
 }
 
 // requestCancelled revokes the turn of an agent/request or llm/payload that

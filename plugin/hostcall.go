@@ -27,31 +27,32 @@ type hostCaller struct {
 
 func (h *hostCaller) Call(ctx context.Context, method string, params, result any) error {
 	id := jsonrpc2.ID{Str: fmt.Sprintf("cty_%x", h.seq.Add(1)), IsString: true}
-	h.stream.Await(id.Str)
+	call := h.stream.Await(id.Str)
 	w, err := h.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
 	if err != nil {
-		h.stream.Forget(id.Str)
+		call.Forget()
 		return fmt.Errorf("host %s: %w", method, err)
 	}
+	call.Sent()
 	var raw json.RawMessage
 	err = w.Wait(ctx, &raw)
 	if ctxErr := ctx.Err(); ctxErr != nil && err == ctxErr {
 		// Tell the host we no longer need the answer; the reply, if it
 		// comes, is dropped by the connection.
-		h.stream.Forget(id.Str)
+		call.Forget()
 		_ = h.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": id})
 		return fmt.Errorf("host %s: %w", method, ctxErr)
 	}
 	if err != nil {
-		h.stream.Forget(id.Str)
+		call.Forget()
 		return hostError(method, err)
 	}
-	raw, release := h.stream.TakeResult(id.Str, raw)
-	defer release() // the decoded result keeps copies only
+	res := call.Result(raw)
+	defer res.Release() // the decoded result keeps copies only
 	if result == nil {
 		return nil
 	}
-	if err := json.Unmarshal(raw, result); err != nil {
+	if err := json.Unmarshal(res.Bytes(), result); err != nil {
 		return fmt.Errorf("host %s: malformed result: %w", method, err)
 	}
 	return nil

@@ -21,7 +21,7 @@ func (s *Server) methodTable() map[string]method {
 		"agent/disposed":  {check: schema("wire/agent/disposed.params"), notify: s.agentDisposed},
 		"llm/response":    {check: schema("wire/llm/response.params"), notify: s.llmResponse},
 		"agent/request":   {check: schema("wire/agent/request.params"), call: s.agentRequest, onCancel: s.requestCancelled},
-		"llm/payload":     {check: checkPayloadParams, call: s.llmPayload, onCancel: s.requestCancelled, recycle: true},
+		"llm/payload":     {check: checkPayloadParams, borrow: s.llmPayload, onCancel: s.requestCancelled},
 		"remote/invoke":   {check: schema("wire/remote/invoke.params"), call: s.remoteInvoke},
 		"tool/call":       {check: schema("wire/tool/call.params"), call: s.toolCall},
 	}

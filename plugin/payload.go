@@ -12,36 +12,10 @@ import (
 	"github.com/continuity-dev/continuity/wire"
 )
 
-// payloadResult is the llm/payload result. Payload is spliced into the
-// frame verbatim (no re-encoding) when the outcome is filtered.
-type payloadResult struct {
-	Outcome string    `json:"outcome"`
-	Payload *wire.Raw `json:"payload,omitempty"`
-	Omitted omitted   `json:"omitted"`
-	SHA256  string    `json:"sha256"`
-
-	detach func() // see turns.PayloadResult.Detach
-}
-
 type omitted struct {
 	Items       int `json:"items"`
 	CodeUnits   int `json:"codeUnits"`
 	StrippedIDs int `json:"strippedIds"`
-}
-
-// Release forgets the raw payload when the reply is replaced by an error.
-func (r payloadResult) Release() {
-	if r.Payload != nil {
-		r.Payload.Release()
-	}
-}
-
-// Detach runs once the reply is written, before the frame buffer the
-// payload came in is reused (llm/payload recycles it).
-func (r payloadResult) Detach() {
-	if r.detach != nil {
-		r.detach()
-	}
 }
 
 // checkPayloadParams is llm/payload's check in the read loop: only the
@@ -104,8 +78,12 @@ func splitPayloadParams(raw []byte) (turns.PayloadRequest, []byte, error) {
 	return req, payload, nil
 }
 
-func (s *Server) llmPayload(ctx context.Context, raw []byte) (any, error) {
-	req, payload, err := splitPayloadParams(raw)
+// llmPayload borrows its params: a filtered result is written straight
+// from the slices of the payload that it keeps (a wire.RawResult), and the
+// retry record that still borrows them takes its copy before the
+// dispatcher releases the frame (BeforeRelease).
+func (s *Server) llmPayload(ctx context.Context, params *wire.Params) (any, error) {
+	req, payload, err := splitPayloadParams(params.Bytes())
 	if err != nil {
 		return nil, err
 	}
@@ -113,10 +91,11 @@ func (s *Server) llmPayload(ctx context.Context, raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := payloadResult{Outcome: res.Outcome, SHA256: res.Hex(),
-		Omitted: omitted{Items: res.Omitted.Items, CodeUnits: res.Omitted.CodeUnits, StrippedIDs: res.Omitted.StrippedIDs}}
+	params.BeforeRelease(res.Detach)
+	out := wire.Object().Set("outcome", res.Outcome)
 	if res.Output != nil {
-		out.Payload, out.detach = s.stream.Raw(res.Output...), res.Detach
+		out.Raw("payload", res.Output...)
 	}
-	return out, nil
+	return out.Set("omitted", omitted{Items: res.Omitted.Items, CodeUnits: res.Omitted.CodeUnits, StrippedIDs: res.Omitted.StrippedIDs}).
+		Set("sha256", res.Hex()).Result()
 }

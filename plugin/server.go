@@ -65,7 +65,7 @@ func Serve(ctx context.Context, cfg Config) error {
 	defer cancel()
 	s := &Server{cfg: cfg, log: cfg.Log, shutdown: make(chan struct{})}
 	s.stream = wire.NewStream(cfg.In, cfg.Out, nil, cfg.MaxFrameBytes, cfg.Log)
-	s.disp = &dispatcher{stream: s.stream, log: cfg.Log, base: ctx, inflight: map[jsonrpc2.ID]*inflight{}}
+	s.disp = &dispatcher{stream: s.stream, log: cfg.Log, base: ctx, inflight: map[string]*inflight{}}
 	s.disp.methods = s.methodTable()
 	s.stream.BeforeEOF = func() {
 		// The host has stopped writing: nothing it could still answer will

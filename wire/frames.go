@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime/debug"
 )
 
 // errFrameTooLarge reports a line longer than the frame limit. The reader has
@@ -19,6 +20,23 @@ type frame struct {
 	// pooled is the pool buffer holding line, when the line outgrew the read
 	// buffer; recycle gives it back once nothing refers to line any more.
 	pooled []byte
+}
+
+// size is the memory the frame holds: its pool buffer, or its bytes in
+// the shared read buffer.
+func (fr frame) size() int64 {
+	if fr.pooled != nil {
+		return int64(cap(fr.pooled))
+	}
+	return int64(len(fr.line))
+}
+
+// overLimit reports whether n bytes read before a line's newline (which
+// has not been seen yet, or comes right after them) are more than a frame
+// of max bytes can be: the \r of a \r\n ending does not count, so max+1
+// bytes are a frame only when the last one is \r.
+func overLimit(n, max int64, last byte) bool {
+	return n > max+1 || n == max+1 && last != '\r'
 }
 
 // frameReader splits an NDJSON byte stream into frames. Small frames are
@@ -51,24 +69,27 @@ func newFrameReader(src io.Reader, max int64) *frameReader {
 func (f *frameReader) next() (frame, error) {
 	for {
 		if i := bytes.IndexByte(f.buf[f.off:f.end], '\n'); i >= 0 {
-			line := f.buf[f.off : f.off+i : f.off+i]
+			line := trimCR(f.buf[f.off : f.off+i : f.off+i])
 			f.off += i + 1
 			if int64(len(line)) > f.max {
 				return frame{}, errFrameTooLarge
 			}
-			return frame{line: trimCR(line)}, nil
+			return frame{line: line}, nil
 		}
 		pending := f.end - f.off
-		if int64(pending) > f.max {
-			return frame{}, f.skipLine()
+		if pending > 0 && overLimit(int64(pending), f.max, f.buf[f.end-1]) {
+			return frame{}, f.skipLine(nil)
 		}
 		if f.eof {
 			if pending == 0 {
 				return frame{}, f.endErr()
 			}
-			line := f.buf[f.off:f.end:f.end]
+			line := trimCR(f.buf[f.off:f.end:f.end])
 			f.off = f.end
-			return frame{line: trimCR(line)}, nil
+			if int64(len(line)) > f.max {
+				return frame{}, errFrameTooLarge
+			}
+			return frame{line: line}, nil
 		}
 		if f.end == len(f.buf) {
 			if pending >= readChunk/2 {
@@ -118,11 +139,10 @@ func (f *frameReader) gather() (frame, error) {
 	f.buf, f.off, f.end = nil, 0, 0
 	size := len(blocks[0])
 	for {
-		if int64(size) > f.max {
-			f.putAll(blocks)
-			return frame{}, f.skipLine()
-		}
 		last := blocks[len(blocks)-1]
+		if overLimit(int64(size), f.max, lastByte(blocks)) {
+			return frame{}, f.skipLine(blocks)
+		}
 		if f.eof {
 			return f.joined(blocks, size), nil
 		}
@@ -138,8 +158,8 @@ func (f *frameReader) gather() (frame, error) {
 			end := len(last) + i
 			f.keepRest(last[end+1 : len(last)+m])
 			blocks[len(blocks)-1] = last[:end]
-			if size += i; int64(size) > f.max {
-				f.putAll(blocks)
+			if size += i; overLimit(int64(size), f.max, lastByte(blocks)) {
+				f.drop(blocks)
 				return frame{}, errFrameTooLarge
 			}
 			return f.joined(blocks, size), nil
@@ -175,18 +195,52 @@ func (f *frameReader) joined(blocks [][]byte, size int) frame {
 	return frame{line: trimCR(out[:n:n]), pooled: out}
 }
 
-// putAll gives gathering blocks back to the pool.
+// keptBlocks is how many gathering blocks go back to the pool after a
+// frame is joined: enough to start the next large frame without an
+// allocation; the others are left to the garbage collector, so one huge
+// frame does not leave its size in the pool.
+const keptBlocks = 2
+
+// putAll gives (a few) gathering blocks back to the pool.
 func (f *frameReader) putAll(blocks [][]byte) {
-	for _, b := range blocks {
+	for _, b := range blocks[:min(len(blocks), keptBlocks)] {
 		f.pool.put(b)
 	}
 }
 
+// drop forgets the blocks of a line over the limit. None goes back to the
+// pool, and when they were large the runtime is asked to return their
+// memory to the system now: a refused line must not stay resident.
+func (f *frameReader) drop(blocks [][]byte) {
+	total := 0
+	for _, b := range blocks {
+		total += cap(b)
+	}
+	clear(blocks)
+	if total >= freeAfter {
+		debug.FreeOSMemory()
+	}
+}
+
+// freeAfter is the size of a refused line's blocks from which their
+// memory is handed back to the system at once.
+const freeAfter = 16 << 20
+
+// lastByte is the last byte gathered so far (0 when none).
+func lastByte(blocks [][]byte) byte {
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if b := blocks[i]; len(b) > 0 {
+			return b[len(b)-1]
+		}
+	}
+	return 0
+}
+
 // bufferSize rounds a wanted buffer size up to a pool class, but never
-// beyond one byte past the frame limit: that is enough to tell a frame at
-// the limit from one beyond it.
+// beyond two bytes past the frame limit: that is enough to tell a frame at
+// the limit ending in \r\n from one beyond it.
 func (f *frameReader) bufferSize(want int) int {
-	return int(min(int64(classSize(want)), f.max+1))
+	return int(min(int64(classSize(want)), f.max+2))
 }
 
 // keepRest copies bytes read past a large frame's newline into a new read
@@ -205,8 +259,10 @@ func (f *frameReader) recycle(fr frame) {
 }
 
 // skipLine discards input up to and including the next newline, using one
-// small scratch buffer, so an oversized frame never sits in memory whole.
-func (f *frameReader) skipLine() error {
+// small scratch buffer, so an oversized frame never sits in memory whole;
+// blocks gathered for it are dropped first.
+func (f *frameReader) skipLine(blocks [][]byte) error {
+	f.drop(blocks)
 	f.off = f.end // whatever is pending belongs to the oversized line
 	scratch := make([]byte, readChunk)
 	for !f.eof {

@@ -44,8 +44,9 @@ func BenchmarkHostRead(b *testing.B) {
 			for b.Loop() {
 				n++
 				id := jsonrpc2.ID{Str: fmt.Sprintf("cty_%x", n), IsString: true}
+				var call *wire.Call
 				if park {
-					s.Await(id.Str)
+					call = s.Await(id.Str)
 				}
 				w, err := conn.DispatchCall(context.Background(), "session/read", map[string]any{}, jsonrpc2.PickID(id))
 				if err != nil {
@@ -57,7 +58,8 @@ func BenchmarkHostRead(b *testing.B) {
 				}
 				got, release := []byte(raw), func() {}
 				if park {
-					got, release = s.TakeResult(id.Str, raw)
+					res := call.Result(raw)
+					got, release = res.Bytes(), res.Release
 				}
 				var out struct {
 					Events []struct {

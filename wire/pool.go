@@ -5,11 +5,13 @@ import (
 	"sync"
 )
 
-// Buffer classes are powers of two from 128 KiB to 1 GiB. A frame that
-// outgrows the 64 KiB read buffer is gathered in one of these.
+// Buffer classes are powers of two from 128 KiB to 128 MiB (a 64 MiB
+// payload's frame). A frame that outgrows the 64 KiB read buffer is
+// gathered in one of these; a larger one gets a buffer of its own, which
+// the garbage collector frees like any other: a huge buffer is not kept.
 const (
 	minClassShift = 17
-	maxClassShift = 30
+	maxClassShift = 27
 )
 
 // bufferPool recycles the buffers large frames are gathered in. A host

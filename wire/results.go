@@ -3,80 +3,101 @@ package wire
 import "encoding/json"
 
 // parkResultFrom is the result size from which an answer to one of our own
-// calls is parked instead of being handed to the library: jsonrpc2 decodes
-// every result into an interface{} just to tell a response from a request,
-// which for a session/read of a long session is most of the cost of
-// reading it.
+// calls is kept as the host's bytes instead of being handed to the
+// library: jsonrpc2 decodes every result into an interface{} just to tell
+// a response from a request, which for a session/read of a long session is
+// most of the cost of reading it.
 const parkResultFrom = 64 << 10
 
-// Await announces a call of ours with the string id: a large result that
-// answers it is kept as the host's bytes for TakeResult. Every Await must
-// be followed by TakeResult or Forget.
-func (s *Stream) Await(id string) {
-	s.mu.Lock()
-	s.awaiting[rawID(id)] = ""
-	s.mu.Unlock()
+// Call is one call of ours to the host, from just before its request is
+// written until its result is taken. The read loop keeps a large answer's
+// bytes for it, and while it is sent and unanswered the read loop goes on
+// reading however much is in flight: only stdin can bring the answer.
+type Call struct {
+	s   *Stream
+	key string
+	// Guarded by s.mu.
+	sent, answered, done bool
+	result               *Params
 }
 
-// TakeResult returns the result of the call with the string id, given what
-// the library delivered (raw): the parked original bytes when the result was
-// large, else raw itself. Calling release (never nil) promises that nothing
-// refers to the bytes any more, so their frame buffer can be reused.
-func (s *Stream) TakeResult(id string, raw json.RawMessage) (result []byte, release func()) {
+// Await announces a call of ours with the string id (which needs no JSON
+// escaping). Every Await ends with Result or Forget.
+func (s *Stream) Await(id string) *Call {
+	c := &Call{s: s, key: "s" + id}
 	s.mu.Lock()
-	token := s.awaiting[rawID(id)]
-	delete(s.awaiting, rawID(id))
+	s.calls[c.key] = c
 	s.mu.Unlock()
-	if token == "" || string(raw) != token {
-		s.drop(token)
-		return raw, func() {}
+	return c
+}
+
+// Sent records that the call's request is on the wire.
+func (c *Call) Sent() {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	if !c.sent && !c.answered && !c.done {
+		c.sent = true
+		c.s.budget.awaiting(1)
 	}
-	return s.TakeParams(&raw)
 }
 
-// Forget ends an Await whose caller gave up or got an error: a result that
-// was parked for it is dropped, and one that arrives later is not parked
-// (the library drops the answer to a call nobody waits for).
-func (s *Stream) Forget(id string) {
-	s.mu.Lock()
-	token := s.awaiting[rawID(id)]
-	delete(s.awaiting, rawID(id))
-	s.mu.Unlock()
-	s.drop(token)
-}
-
-// parkResult parks the result line[start:end] of a response with the raw
-// id when it is large and one of our calls is still waiting for it (under
-// one lock, so a Forget cannot slip in between), and returns the frame with
-// a token in its place. ok is false when the library is to get the frame
-// as it is.
-func (s *Stream) parkResult(line []byte, fr frame, id json.RawMessage, start, end int) (skel []byte, token string, ok bool) {
-	if end-start < parkResultFrom || id == nil {
-		return nil, "", false
+// Result ends the call with what the library delivered (raw) and returns
+// the result bytes, owned by the caller until it releases them: the host's
+// original bytes when the result was large, else raw itself.
+func (c *Call) Result(raw json.RawMessage) *Params {
+	p := c.end()
+	if p == nil {
+		return &Params{b: raw, s: c.s}
 	}
+	return p
+}
+
+// Forget ends a call whose caller gave up or got an error: a result kept
+// for it is released, and one that arrives later is left to the library
+// (which drops the answer to a call nobody waits for).
+func (c *Call) Forget() { c.end().Release() }
+
+// end unregisters the call and returns the result kept for it, if any.
+func (c *Call) end() *Params {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	if c.done {
+		return nil
+	}
+	c.done = true
+	delete(c.s.calls, c.key)
+	if c.sent && !c.answered {
+		c.s.budget.awaiting(-1)
+	}
+	p := c.result
+	c.result = nil
+	return p
+}
+
+// awaited returns the call of ours that a response with this id answers
+// first, or nil.
+func (s *Stream) awaited(id ID) *Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t, waiting := s.awaiting[string(id)]; !waiting || t != "" {
-		return nil, "", false
+	if c := s.calls[id.key]; c != nil && !c.answered {
+		return c
 	}
-	skel, token = s.parkLocked(line, fr, start, end)
-	s.awaiting[string(id)] = token
-	return skel, token, true
+	return nil
 }
 
-// drop forgets parked bytes (token may be "") and recycles their frame.
-func (s *Stream) drop(token string) {
-	if token == "" {
+// answer records the library's delivery of c's answer; result holds the
+// host's bytes when they were kept. A call that ended meanwhile gets
+// nothing, and its bytes are released.
+func (s *Stream) answer(c *Call, result *Params) {
+	s.mu.Lock()
+	if c.done {
+		s.mu.Unlock()
+		result.Release()
 		return
 	}
-	s.mu.Lock()
-	pp, ok := s.params[token]
-	delete(s.params, token)
-	s.mu.Unlock()
-	if ok {
-		s.frames.recycle(pp.fr)
+	c.answered, c.result = true, result
+	if c.sent {
+		s.budget.awaiting(-1)
 	}
+	s.mu.Unlock()
 }
-
-// rawID is a string id as it appears in a frame. Our ids need no escaping.
-func rawID(id string) string { return `"` + id + `"` }

@@ -9,17 +9,8 @@ import (
 	"testing"
 )
 
-// leftOver reports what the stream still holds for awaited results.
-func leftOver(s *Stream) (parked, awaited int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.params), len(s.awaiting)
-}
-
 // TestForgetRacesTheAnswer: a caller gives up while its large answer
-// is being read. Whichever comes first, nothing stays parked or awaited,
-// and an answer parked before the Forget reaches the library as a token
-// only (the frame went back with the Forget, never twice).
+// is being read. Whichever comes first, nothing stays held or awaited.
 func TestForgetRacesTheAnswer(t *testing.T) {
 	pr, pw := io.Pipe()
 	s := NewStream(pr, io.Discard, nil, 0, nil)
@@ -35,16 +26,16 @@ func TestForgetRacesTheAnswer(t *testing.T) {
 	}()
 	for i := range n {
 		id := fmt.Sprintf("cty_%x", i)
-		s.Await(id)
+		c := s.Await(id)
 		var wg sync.WaitGroup
-		wg.Go(func() { s.Forget(id) })
+		wg.Go(c.Forget)
 		var m message
 		if err := s.ReadObject(&m); err != nil {
 			t.Fatal(err)
 		}
 		wg.Wait()
-		if p, a := leftOver(s); p != 0 || a != 0 {
-			t.Fatalf("answer %d: left behind %d parked, %d awaited", i, p, a)
+		if c, held := leftOver(s); c != 0 || held != 0 {
+			t.Fatalf("answer %d: left behind %d calls, %d bytes", i, c, held)
 		}
 	}
 }
@@ -58,8 +49,8 @@ type answerMsg struct {
 }
 
 // TestOddAnswersLeaveNothing: a duplicate answer, an answer that
-// comes before its call is pending, an answer with an escaped id, and a
-// parked answer the decoder then refuses all end with nothing parked once
+// comes before the library's call is pending, an answer with an escaped
+// id, and an answer the decoder refuses all end with nothing held once
 // each caller has taken its result or given up.
 func TestOddAnswersLeaveNothing(t *testing.T) {
 	big := func(id string) (string, string) { return response(id, 2*parkResultFrom) }
@@ -71,8 +62,9 @@ func TestOddAnswersLeaveNothing(t *testing.T) {
 	refused := `{"jsonrpc":"2.0","id":"cty_4","result":` + res4 + `,"error":"x"}` + "\n"
 	escaped := strings.Replace(f3, `"cty_3"`, `"cty\u005f3"`, 1)
 	s := NewStream(strings.NewReader(f1+f1+f2+f2+escaped+refused+f5), io.Discard, nil, 0, nil)
+	calls := map[string]*Call{}
 	for _, id := range []string{"cty_1", "cty_2", "cty_3", "cty_4", "cty_5"} {
-		s.Await(id)
+		calls[id] = s.Await(id)
 	}
 	next := func() answerMsg {
 		t.Helper()
@@ -84,23 +76,26 @@ func TestOddAnswersLeaveNothing(t *testing.T) {
 	}
 	take := func(id string, m answerMsg, want string) {
 		t.Helper()
-		got, release := s.TakeResult(id, *m.Result)
-		if string(got) != want {
-			t.Fatalf("%s: TakeResult gave %d bytes, want the host's %d", id, len(got), len(want))
+		got := calls[id].Result(*m.Result)
+		if string(got.Bytes()) != want {
+			t.Fatalf("%s: Result gave %d bytes, want the host's %d", id, len(got.Bytes()), len(want))
 		}
-		release()
-		release()
+		got.Release()
+		got.Release()
 	}
 	take("cty_1", next(), res1)
 	if dup := next(); string(*dup.Result) != res1 {
-		t.Fatal("cty_1's duplicate was parked though nobody awaits it any more")
+		t.Fatal("cty_1's duplicate was kept though nobody awaits it any more")
 	}
-	next() // cty_2 parked; the library drops it (in jsonrpc2 no call is pending yet)
-	take("cty_2", next(), res2)
-	take("cty_3", next(), res3) // not parked: the id is not spelled as ours
+	m2 := next() // cty_2 kept (in jsonrpc2 no call would be pending yet: dropped)
+	if dup := next(); string(*dup.Result) != res2 {
+		t.Fatal("cty_2's second answer was kept over the first")
+	}
+	take("cty_2", m2, res2)
+	take("cty_3", next(), res3) // kept too: the id's value is ours, however spelled
 	take("cty_5", next(), res5) // cty_4's frame was refused and skipped
-	s.Forget("cty_4")           // its caller gives up
-	if p, a := leftOver(s); p != 0 || a != 0 {
-		t.Fatalf("left behind %d parked, %d awaited", p, a)
+	calls["cty_4"].Forget()     // its caller gives up
+	if c, held := leftOver(s); c != 0 || held != 0 {
+		t.Fatalf("left behind %d calls, %d bytes", c, held)
 	}
 }

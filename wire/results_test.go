@@ -13,30 +13,39 @@ func response(id string, n int) (frame, result string) {
 	return `{"jsonrpc":"2.0","id":"` + id + `","result":` + result + "}\n", result
 }
 
-// message is what the library decodes from a frame, for these tests.
-type message struct {
+// answer is what the library decodes from a response, for these tests.
+type answer struct {
 	ID     json.RawMessage
 	Result *json.RawMessage
 }
 
+// leftOver reports what the stream still holds: calls awaited and bytes
+// counted in flight.
+func leftOver(s *Stream) (calls int, held int64) {
+	s.mu.Lock()
+	calls = len(s.calls)
+	s.mu.Unlock()
+	held, _ = s.InFlight()
+	return calls, held
+}
+
 // TestAwaitedResultsArriveAsTheHostsBytes: a large result that answers a
-// call we await is parked and handed back whole by TakeResult; a small
+// call we await is kept and handed back whole by Call.Result; a small
 // one, one nobody awaits and one whose call was forgotten go to the library
-// as they are and leave nothing parked.
+// as they are and leave nothing held.
 func TestAwaitedResultsArriveAsTheHostsBytes(t *testing.T) {
 	bigFrame, bigResult := response("cty_1", 2*parkResultFrom)
 	smallFrame, smallResult := response("cty_2", 10)
 	strayFrame, strayResult := response("stray", 2*parkResultFrom)
 	lateFrame, lateResult := response("cty_3", 2*parkResultFrom)
 	s := NewStream(strings.NewReader(bigFrame+smallFrame+strayFrame+lateFrame), io.Discard, nil, 0, nil)
-	s.Await("cty_1")
-	s.Await("cty_2")
-	s.Await("cty_3")
-	s.Forget("cty_3") // the caller gave up before the answer came
+	c1 := s.Await("cty_1")
+	c2 := s.Await("cty_2")
+	s.Await("cty_3").Forget() // the caller gave up before the answer came
 
-	read := func() message {
+	read := func() answer {
 		t.Helper()
-		var m message
+		var m answer
 		if err := s.ReadObject(&m); err != nil {
 			t.Fatal(err)
 		}
@@ -46,37 +55,39 @@ func TestAwaitedResultsArriveAsTheHostsBytes(t *testing.T) {
 	if len(*m.Result) > 100 {
 		t.Fatalf("a large awaited result reached the library whole (%d bytes)", len(*m.Result))
 	}
-	got, release := s.TakeResult("cty_1", *m.Result)
-	if string(got) != bigResult {
-		t.Fatalf("TakeResult returned %d bytes, want the host's %d", len(got), len(bigResult))
+	got := c1.Result(*m.Result)
+	if string(got.Bytes()) != bigResult {
+		t.Fatalf("Result returned %d bytes, want the host's %d", len(got.Bytes()), len(bigResult))
 	}
-	release()
-	for _, c := range []struct{ id, want string }{{"cty_2", smallResult}, {"stray", strayResult}, {"cty_3", lateResult}} {
-		m := read()
-		if string(*m.Result) != c.want {
-			t.Fatalf("%s: the library got %d bytes, want the frame's result", c.id, len(*m.Result))
-		}
-		if got, _ := s.TakeResult(c.id, *m.Result); string(got) != c.want {
-			t.Fatalf("%s: TakeResult changed an unparked result", c.id)
+	got.Release()
+	if m := read(); string(*m.Result) != smallResult || string(c2.Result(*m.Result).Bytes()) != smallResult {
+		t.Fatal("cty_2: a small result changed on its way")
+	}
+	for _, want := range []string{strayResult, lateResult} {
+		if m := read(); string(*m.Result) != want {
+			t.Fatalf("the library got %d bytes, want the frame's result", len(*m.Result))
 		}
 	}
-	if len(s.params) != 0 || len(s.awaiting) != 0 {
-		t.Fatalf("left behind: %d parked, %d awaited", len(s.params), len(s.awaiting))
+	if c, held := leftOver(s); c != 0 || held != 0 {
+		t.Fatalf("left behind: %d calls, %d bytes", c, held)
 	}
 }
 
-// TestForgetDropsAParkedResult: a caller that gives up after its large
-// result was parked leaves nothing behind.
-func TestForgetDropsAParkedResult(t *testing.T) {
+// TestForgetDropsAKeptResult: a caller that gives up after its large
+// result was kept leaves nothing behind.
+func TestForgetDropsAKeptResult(t *testing.T) {
 	f, _ := response("cty_9", 2*parkResultFrom)
 	s := NewStream(strings.NewReader(f), io.Discard, nil, 0, nil)
-	s.Await("cty_9")
-	var m message
+	c := s.Await("cty_9")
+	var m answer
 	if err := s.ReadObject(&m); err != nil {
 		t.Fatal(err)
 	}
-	s.Forget("cty_9")
-	if len(s.params) != 0 || len(s.awaiting) != 0 {
-		t.Fatalf("left behind: %d parked, %d awaited", len(s.params), len(s.awaiting))
+	if _, held := leftOver(s); held == 0 {
+		t.Fatal("the kept result is not counted in flight")
+	}
+	c.Forget()
+	if c, held := leftOver(s); c != 0 || held != 0 {
+		t.Fatalf("left behind: %d calls, %d bytes", c, held)
 	}
 }

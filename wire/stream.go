@@ -4,28 +4,26 @@
 //
 // The library decodes params into maps and re-encodes results with
 // encoding/json, which is slow for 64 MiB payloads and changes bytes
-// (whitespace, key order, HTML escapes). The Stream avoids both: on the way
-// in, each frame is validated once and its params are cut out and parked
-// under a token, so the library only decodes a small skeleton and handlers
-// get the host's original bytes; on the way out, results may hold Raw
-// values that are spliced into the frame verbatim as it is written.
+// (whitespace, key order, HTML escapes). The Stream avoids both. On the way
+// in, each frame is validated once; the library decodes only a skeleton
+// (method, and whether there is an id), and the request's id and params
+// are handed to the handler as the host's own bytes: an ID, and Params
+// that own their frame buffer until released. On the way out, a RawResult
+// says in its type that it is written byte for byte from borrowed slices.
 //
 // The Stream also answers what the library cannot: a malformed line gets a
 // -32700 reply, an oversized frame a -32600 FRAME_TOO_LARGE reply (both with
-// id null), and the connection stays up.
+// id null), and the connection stays up. It stops reading while the bytes
+// it holds for the host reach DefaultMaxInFlight (see budget).
 package wire
 
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
-	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"go.uber.org/zap"
 )
@@ -37,26 +35,37 @@ const DefaultMaxFrameBytes = 256 << 20
 // (the jsonrpc2 read loop) and many concurrent writers.
 type Stream struct {
 	frames *frameReader
-	w      *bufio.Writer // guarded by wmu; coalesces the small parts of a message
+	budget *budget
 	closer io.Closer
 	log    *zap.Logger
 
 	wmu sync.Mutex
+	w   *bufio.Writer // guarded by wmu; coalesces the small parts of a message
 
-	prefix string // `"@raw:<nonce>:` — the start of every token
-	seq    atomic.Uint64
-	mu     sync.Mutex
-	params map[string]parkedParams // incoming params (and awaited results) by token
-	// awaiting maps the raw id of each call of ours still waiting for its
-	// answer to the token its parked result has ("" until it arrives).
-	awaiting map[string]string
-	raws     map[string][][]byte // outgoing raw values (in parts) by token
+	mu sync.Mutex
+	// calls are our calls to the host still waiting for their answer, by
+	// ID key.
+	calls map[string]*Call
+
+	// delivered is the request the library was just given: its handler
+	// takes it (TakeRequest) before the library reads the next frame, since
+	// jsonrpc2.Conn calls the handler synchronously in its read loop. Only
+	// the read loop touches it.
+	delivered Request
 
 	// BeforeEOF, when set, runs once when input ends, before the library
 	// learns of it and closes the connection: the owner uses it to let
 	// running requests write their replies first.
 	BeforeEOF func()
 	eofOnce   sync.Once
+}
+
+// Request is what the handler of a request or notification takes from the
+// Stream: its id exactly as sent (zero for a notification) and its params
+// (nil when absent), which the handler owns from then on.
+type Request struct {
+	ID     ID
+	Params *Params
 }
 
 // NewStream returns a Stream reading frames from r and writing to w.
@@ -69,27 +78,26 @@ func NewStream(r io.Reader, w io.Writer, closer io.Closer, maxFrame int64, log *
 	if log == nil {
 		log = zap.NewNop()
 	}
-	var nonce [12]byte
-	if _, err := rand.Read(nonce[:]); err != nil {
-		panic(err) // crypto/rand never fails on supported platforms
-	}
 	return &Stream{
-		frames:   newFrameReader(r, maxFrame),
-		w:        bufio.NewWriterSize(w, 64<<10),
-		closer:   closer,
-		log:      log,
-		prefix:   `"@raw:` + hex.EncodeToString(nonce[:]) + `:`,
-		params:   make(map[string]parkedParams),
-		awaiting: make(map[string]string),
-		raws:     make(map[string][][]byte),
+		frames: newFrameReader(r, maxFrame),
+		budget: newBudget(DefaultMaxInFlight, maxFrame),
+		w:      bufio.NewWriterSize(w, 64<<10),
+		closer: closer,
+		log:    log,
+		calls:  make(map[string]*Call),
 	}
 }
 
 // ReadObject reads the next well-formed JSON-RPC message into v (the
 // library's message type). Malformed and oversized frames are answered here
-// and skipped.
+// and skipped. It waits while the bytes in flight are at the limit.
 func (s *Stream) ReadObject(v any) error {
+	// A request whose handler did not take its params leaves them here;
+	// nothing else refers to them.
+	s.delivered.Params.Release()
+	s.delivered = Request{}
 	for {
+		s.budget.waitRoom(s.paused)
 		fr, err := s.frames.next()
 		if errors.Is(err, errFrameTooLarge) {
 			s.log.Warn("frame too large", zap.Int64("limit", s.frames.max))
@@ -109,74 +117,61 @@ func (s *Stream) ReadObject(v any) error {
 	}
 }
 
+// paused logs that reading stopped because too much is held for the host.
+func (s *Stream) paused(held int64) {
+	s.log.Info("reading paused: replies are waiting for the host to read them", zap.Int64("heldBytes", held))
+}
+
+// TakeRequest hands the request the library just delivered to its
+// handler. Call it once per request, in the handler the library calls.
+func (s *Stream) TakeRequest() Request {
+	r := s.delivered
+	s.delivered = Request{}
+	return r
+}
+
 // decode turns one frame into the library's message v and reports whether
-// there is one; a bad frame is answered and skipped. The frame's pool
-// buffer goes back to the pool here unless its params are parked, in which
-// case it goes back with them (see TakeParams).
+// there is one; a bad frame is answered and skipped. The frame's bytes
+// count in flight from here; they stop counting (and its pool buffer is
+// reused) here, unless Params now own them.
 func (s *Stream) decode(fr frame, v any) bool {
-	parked := false
+	size := fr.size()
+	s.budget.take(size)
+	var owner *Params
 	defer func() {
-		if !parked {
+		if owner == nil {
 			s.frames.recycle(fr)
+			s.budget.give(size)
 		}
 	}()
 	line := bytes.TrimSpace(fr.line)
 	if len(line) == 0 {
 		return false
 	}
-	skel, token, rpcErr := s.skeleton(line, fr)
+	m, rpcErr := s.skeleton(line)
 	if rpcErr != nil {
 		s.log.Warn("malformed frame", zap.Int("code", rpcErr.Error.Code), zap.String("reason", rpcErr.Error.Message))
 		s.WriteError(rpcErr.ID, rpcErr.Error)
 		return false
 	}
-	if err := json.Unmarshal(skel, v); err != nil {
-		id := idOf(line)
-		s.log.Warn("invalid request", zap.Error(err))
-		s.WriteError(id, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + sanitize(err)})
-		if token != "" {
-			// Nobody will take the parked bytes: forget them now (drop
-			// recycles the frame unless that already happened).
-			s.drop(token)
-			parked = true
+	if m.value != nil {
+		owner = &Params{b: m.value, fr: fr, s: s, held: size}
+	}
+	if err := json.Unmarshal(m.skel, v); err != nil {
+		s.log.Warn("invalid message", zap.String("reason", sanitize(err)))
+		owner.Release()
+		if m.request {
+			s.WriteError(m.rawID, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + sanitize(err)})
 		}
 		return false
 	}
-	// The library copied everything it keeps out of skel; only parked
-	// params still refer to the frame.
-	parked = token != ""
+	switch {
+	case m.answers != nil:
+		s.answer(m.answers, owner)
+	case m.request:
+		s.delivered = Request{ID: m.id, Params: owner}
+	}
 	return true
-}
-
-// parkedParams are a request's params bytes and the frame they are in.
-type parkedParams struct {
-	b  []byte
-	fr frame
-}
-
-// TakeParams returns the host's original params bytes for a request whose
-// decoded params are p (nil when the request had none), and forgets them.
-// Calling release (never nil) promises that nothing refers to the bytes any
-// more: a large frame's buffer is then reused for a later frame. A caller
-// that may keep the bytes, or cannot tell, simply never calls it.
-func (s *Stream) TakeParams(p *json.RawMessage) (params []byte, release func()) {
-	if p == nil {
-		return nil, func() {}
-	}
-	s.mu.Lock()
-	pp, ok := s.params[string(*p)]
-	if ok {
-		delete(s.params, string(*p))
-	}
-	s.mu.Unlock()
-	if !ok {
-		return *p, func() {}
-	}
-	if pp.fr.pooled == nil {
-		return pp.b, func() {}
-	}
-	var once sync.Once
-	return pp.b, func() { once.Do(func() { s.frames.recycle(pp.fr) }) }
 }
 
 // Close closes the underlying pipe.
@@ -187,19 +182,23 @@ func (s *Stream) Close() error {
 	return s.closer.Close()
 }
 
-// sanitize keeps a decode error short and free of input bytes.
+// InFlight returns the bytes held for the host now and the most held at
+// once so far.
+func (s *Stream) InFlight() (now, peak int64) { return s.budget.stats() }
+
+// sanitize names what the library could not decode without quoting any of
+// the frame: a decode error may carry a client's value (a 100,000-digit
+// number), and errors go to the host and the log.
 func sanitize(err error) string {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		return "syntax error at offset " + strconv.FormatInt(se.Offset, 10)
+		return "the message is not valid JSON"
+	case errors.As(err, &te) && te.Field != "":
+		return "member " + te.Field + " has the wrong type"
 	case errors.As(err, &te):
-		return "member " + strconv.Quote(te.Field) + " has the wrong type"
+		return "a member has the wrong type"
 	}
-	msg := err.Error()
-	if len(msg) > 120 {
-		msg = msg[:120]
-	}
-	return msg
+	return "the message does not have the shape of a JSON-RPC message"
 }

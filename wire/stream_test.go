@@ -2,7 +2,6 @@ package wire
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"runtime/debug"
@@ -23,21 +22,27 @@ func TestRefusedFrameForgetsItsParams(t *testing.T) {
 	if err := s.ReadObject(&refuse{}); err != io.EOF {
 		t.Fatalf("got %v, want EOF after the refused frame", err)
 	}
-	if len(s.params) != 0 {
-		t.Fatalf("%d parked params left behind", len(s.params))
+	if _, held := leftOver(s); held != 0 {
+		t.Fatalf("%d bytes of the refused frame still held", held)
 	}
 	if !strings.Contains(out.String(), `"code":-32600`) || !strings.Contains(out.String(), `"id":1`) {
 		t.Fatalf("reply %s", out.String())
 	}
 }
 
-func TestNumericIDsMustBeIntegers(t *testing.T) {
+// TestIDsAreIntegersOrStrings: JSON-RPC ids may be any integer (negative,
+// beyond 64 bits) or any string; ids with a fraction or an exponent are
+// refused (-32600, echoing the id as sent), since no one value would say
+// which request a cancellation names.
+func TestIDsAreIntegersOrStrings(t *testing.T) {
 	for _, c := range []struct {
 		id string
 		ok bool
 	}{
 		{`0`, true}, {`7`, true}, {`9223372036854775807`, true}, {`"req_1"`, true},
-		{`-5`, false}, {`1.5`, false}, {`1e3`, false}, {`9223372036854775808`, false},
+		{`-5`, true}, {`-0`, true}, {`9223372036854775808`, true}, {`-123456789012345678901234567890`, true},
+		{`"a\ud800"`, true}, {`"\u0061"`, true},
+		{`1.5`, false}, {`1e3`, false}, {`-2E-1`, false}, {`null`, false}, {`true`, false}, {`{}`, false},
 	} {
 		line := `{"jsonrpc":"2.0","id":` + c.id + `,"method":"x","params":{}}`
 		var out bytes.Buffer
@@ -46,12 +51,55 @@ func TestNumericIDsMustBeIntegers(t *testing.T) {
 		err := s.ReadObject(&v)
 		if c.ok != (err == nil) {
 			t.Errorf("id %s: ReadObject = %v, reply %s", c.id, err, out.String())
+			continue
 		}
-		if !c.ok && (!strings.Contains(out.String(), `"code":-32600`) || !strings.Contains(out.String(), `"id":`+c.id)) {
-			t.Errorf("id %s: reply %s", c.id, out.String())
+		r := s.TakeRequest()
+		if !c.ok {
+			echo := c.id
+			if c.id[0] != '"' && (c.id[0] < '0' || c.id[0] > '9') && c.id[0] != '-' {
+				echo = "null"
+			}
+			if !strings.Contains(out.String(), `"code":-32600`) || !strings.Contains(out.String(), `"id":`+echo+`,`) {
+				t.Errorf("id %s: reply %s", c.id, out.String())
+			}
+			if r.Params != nil {
+				t.Errorf("id %s: params kept for a refused frame", c.id)
+			}
+			continue
 		}
-		if len(s.params) > 1 {
-			t.Errorf("id %s: params parked for a refused frame", c.id)
+		if b, _ := r.ID.MarshalJSON(); string(b) != c.id {
+			t.Errorf("id %s is echoed as %s", c.id, b)
+		}
+		if err := s.Reply(r.ID, struct{}{}); err != nil || !strings.Contains(out.String(), `"id":`+c.id+`,`) {
+			t.Errorf("id %s: reply %s (%v)", c.id, out.String(), err)
+		}
+		r.Params.Release()
+	}
+}
+
+// TestIDsCompareByValue: ids that differ only by a lone surrogate stay
+// apart (a UTF-16 host sees three strings; decoding to Go strings would
+// make them one), and spellings of one value are one id.
+func TestIDsCompareByValue(t *testing.T) {
+	key := func(raw string) string {
+		t.Helper()
+		id, err := ParseID([]byte(raw))
+		if err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		return id.Key()
+	}
+	distinct := []string{`"a\ud800"`, `"a\udbff"`, `"a\ufffd"`, `"a\udc00"`, `"a"`, `1`, `"1"`, `-1`}
+	seen := map[string]string{}
+	for _, raw := range distinct {
+		if other, dup := seen[key(raw)]; dup {
+			t.Errorf("%s and %s are one id", raw, other)
+		}
+		seen[key(raw)] = raw
+	}
+	for _, same := range [][2]string{{`"a"`, `"\u0061"`}, {`"\ud83d\ude00"`, `"😀"`}, {`0`, `-0`}} {
+		if key(same[0]) != key(same[1]) {
+			t.Errorf("%s and %s are different ids", same[0], same[1])
 		}
 	}
 }
@@ -81,15 +129,15 @@ func TestParamsStayIntactUntilReleased(t *testing.T) {
 	s := NewStream(strings.NewReader(f1+f2+f3), io.Discard, nil, 0, nil)
 	take := func(want string) ([]byte, func()) {
 		t.Helper()
-		var v struct{ Params *json.RawMessage }
+		var v struct{ Method string }
 		if err := s.ReadObject(&v); err != nil {
 			t.Fatal(err)
 		}
-		b, release := s.TakeParams(v.Params)
-		if string(b) != want {
-			t.Fatalf("params of %d bytes are not the frame's", len(b))
+		p := s.TakeRequest().Params
+		if string(p.Bytes()) != want {
+			t.Fatalf("params of %d bytes are not the frame's", len(p.Bytes()))
 		}
-		return b, release
+		return p.Bytes(), p.Release
 	}
 	b1, _ := take(p1)
 	b2, release2 := take(p2)

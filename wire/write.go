@@ -1,75 +1,118 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
-	"strconv"
 
 	"go.uber.org/zap"
 )
 
-// Raw is a JSON value written to the wire exactly as given. Put it in a
-// result instead of json.RawMessage (which encoding/json compacts and
-// HTML-escapes) to send large bodies without a copy or a change.
-type Raw struct {
-	s     *Stream
-	token string
+// RawResult is a result written byte for byte as the concatenation of its
+// parts: slices of the host's own frames (a filtered payload, an echoed
+// config) between small encoded pieces. Its type says that it borrows:
+// the slices must stay unchanged until Reply returns, so whoever owns them
+// (the request's Params) releases them only after the reply. Build one
+// with Object.
+type RawResult struct{ parts [][]byte }
+
+// Object starts a RawResult that is a JSON object.
+func Object() *RawObject { return &RawObject{} }
+
+// RawObject builds a RawResult member by member.
+type RawObject struct {
+	parts [][]byte
+	err   error
 }
 
-// Raw registers a JSON value to be written verbatim where the returned value
-// is marshaled. The value is the concatenation of parts (which must be valid
-// JSON together): a filtered payload is written straight from the slices of
-// the host's frame that it keeps. Release it if the message is never
-// written.
-func (s *Stream) Raw(parts ...[]byte) *Raw {
-	token := s.prefix + strconv.FormatUint(s.seq.Add(1), 10) + `"`
-	s.mu.Lock()
-	s.raws[token] = parts
-	s.mu.Unlock()
-	return &Raw{s: s, token: token}
+// Set adds a member encoded with encoding/json (for small values).
+func (o *RawObject) Set(name string, v any) *RawObject {
+	b, err := json.Marshal(v)
+	if err != nil && o.err == nil {
+		o.err = err
+	}
+	return o.Raw(name, b)
 }
 
-// MarshalJSON returns the token that WriteObject replaces with the bytes.
-func (r *Raw) MarshalJSON() ([]byte, error) { return []byte(r.token), nil }
-
-// Release forgets the bytes of a Raw value whose message was not written.
-func (r *Raw) Release() {
-	r.s.mu.Lock()
-	delete(r.s.raws, r.token)
-	r.s.mu.Unlock()
+// Raw adds a member whose value is the concatenation of parts, which must
+// be one JSON value together; they are written as they are.
+func (o *RawObject) Raw(name string, parts ...[]byte) *RawObject {
+	key, _ := json.Marshal(name)
+	sep := byte(',')
+	if len(o.parts) == 0 {
+		sep = '{'
+	}
+	o.parts = append(o.parts, append(append([]byte{sep}, key...), ':'))
+	o.parts = append(o.parts, parts...)
+	return o
 }
 
-// WriteObject writes one message as one line, splicing in Raw values. Large
-// parts go to the pipe directly; small ones are gathered first, so a
-// payload kept in many slices is not one write per slice.
+// Result ends the object.
+func (o *RawObject) Result() (RawResult, error) {
+	if o.err != nil {
+		return RawResult{}, o.err
+	}
+	if len(o.parts) == 0 {
+		return RawResult{parts: [][]byte{[]byte("{}")}}, nil
+	}
+	return RawResult{parts: append(o.parts, []byte{'}'})}, nil
+}
+
+// Reply answers the request with the id. A RawResult is written as it
+// is; any other result is encoded with encoding/json.
+func (s *Stream) Reply(id ID, result any) error {
+	head := append(append([]byte(`{"jsonrpc":"2.0","id":`), idBytes(id)...), `,"result":`...)
+	if r, ok := result.(RawResult); ok {
+		return s.writeLine(append(append([][]byte{head}, r.parts...), []byte("}\n")), int64(len(head)))
+	}
+	b, err := json.Marshal(result)
+	if err != nil {
+		return err
+	}
+	return s.writeLine([][]byte{head, b, []byte("}\n")}, int64(len(head)+len(b)))
+}
+
+// ReplyError answers the request with the id with an error.
+func (s *Stream) ReplyError(id ID, e *Error) error {
+	return s.writeError(idBytes(id), e)
+}
+
+// WriteObject writes one message of the library's (our own calls and
+// notifications) as one line.
 func (s *Stream) WriteObject(obj any) error {
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return err
 	}
-	parts := [][]byte{}
-	for {
-		i := bytes.Index(b, []byte(s.prefix))
-		if i < 0 {
-			break
-		}
-		j := bytes.IndexByte(b[i+len(s.prefix):], '"')
-		if j < 0 {
-			break
-		}
-		end := i + len(s.prefix) + j + 1
-		s.mu.Lock()
-		raw, ok := s.raws[string(b[i:end])]
-		delete(s.raws, string(b[i:end]))
-		s.mu.Unlock()
-		if !ok {
-			return fmt.Errorf("wire: raw value written twice or released")
-		}
-		parts = append(append(parts, b[:i]), raw...)
-		b = b[end:]
+	return s.writeLine([][]byte{b, {'\n'}}, int64(len(b)))
+}
+
+// WriteError writes an error response with the given id (nil: id null).
+func (s *Stream) WriteError(id json.RawMessage, e *Error) {
+	if id == nil {
+		id = json.RawMessage("null")
 	}
-	parts = append(parts, b, []byte{'\n'})
+	if err := s.writeError(id, e); err != nil {
+		s.log.Warn("cannot write error reply", zap.Error(err))
+	}
+}
+
+func (s *Stream) writeError(id []byte, e *Error) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	head := append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"error":`...)
+	return s.writeLine([][]byte{head, b, []byte("}\n")}, int64(len(head)+len(b)))
+}
+
+// writeLine writes parts as one line. Large parts go to the pipe directly;
+// small ones are gathered first, so a payload kept in many slices is not
+// one write per slice. The n bytes encoded for the line count in flight
+// while it waits for the pipe (the borrowed slices of a RawResult are
+// counted by their Params already), so replies the host does not read
+// hold up reading.
+func (s *Stream) writeLine(parts [][]byte, n int64) error {
+	s.budget.write(1, n)
+	defer s.budget.write(-1, n)
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	for _, p := range parts {
@@ -80,17 +123,7 @@ func (s *Stream) WriteObject(obj any) error {
 	return s.w.Flush()
 }
 
-// WriteError writes an error response with the given id (nil: id null).
-func (s *Stream) WriteError(id json.RawMessage, e *Error) {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	msg := struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   *Error          `json:"error"`
-	}{"2.0", id, e}
-	if err := s.WriteObject(msg); err != nil {
-		s.log.Warn("cannot write error reply", zap.Error(err))
-	}
+func idBytes(id ID) []byte {
+	b, _ := id.MarshalJSON()
+	return b
 }

@@ -1,0 +1,101 @@
+package wire
+
+import (
+	"sync/atomic"
+	"testing"
+)
+
+// Params are the bytes of one value cut from a host frame — a request's
+// params, or a large result of one of our calls — together with the claim
+// on the frame buffer they sit in. Whoever holds a *Params owns the bytes
+// until it calls Release (the buffer may then carry a later frame) or Keep
+// (the bytes become ordinary garbage-collected memory). Until then they
+// count toward the bytes in flight that pause reading (see budget).
+//
+// Misuse fails where it happens: Bytes after Release panics, and in test
+// binaries a released buffer is overwritten at once, so a slice kept past
+// Release reads garbage instead of, much later, an unrelated frame. A nil
+// *Params is "no params": Bytes is nil and Release and Keep do nothing.
+type Params struct {
+	b      []byte
+	fr     frame
+	s      *Stream
+	held   int64 // bytes counted in flight
+	state  atomic.Int32
+	before []func()
+}
+
+// States of a Params.
+const (
+	owned int32 = iota
+	released
+	kept
+)
+
+// Bytes returns the host's original bytes. It panics once the Params are
+// released: the buffer may already hold another frame.
+func (p *Params) Bytes() []byte {
+	if p == nil {
+		return nil
+	}
+	if p.state.Load() == released {
+		panic("wire: params used after Release")
+	}
+	return p.b
+}
+
+// BeforeRelease registers f to run when the owner releases the bytes,
+// before the buffer can be reused: a result that still borrows slices of
+// the params (a retry record) takes its own copy there. Only the owner
+// calls it, on the goroutine that will release.
+func (p *Params) BeforeRelease(f func()) {
+	if p != nil {
+		p.before = append(p.before, f)
+	}
+}
+
+// Release ends ownership: the bytes stop counting in flight and a pool
+// buffer goes back for the next large frame. Only the first Release or
+// Keep has an effect.
+func (p *Params) Release() {
+	if p == nil || !p.state.CompareAndSwap(owned, released) {
+		return
+	}
+	for _, f := range p.before {
+		f()
+	}
+	p.before = nil
+	if p.fr.pooled != nil {
+		if testing.Testing() {
+			poison(p.fr.pooled)
+		}
+		p.s.frames.recycle(p.fr)
+	}
+	p.s.budget.give(p.held)
+}
+
+// Keep ends the claim without reusing the buffer: the holder may keep the
+// bytes (or strings viewing them) as long as it likes, and they stop
+// counting in flight.
+func (p *Params) Keep() {
+	if p == nil || !p.state.CompareAndSwap(owned, kept) {
+		return
+	}
+	for _, f := range p.before {
+		f()
+	}
+	p.before = nil
+	p.s.budget.give(p.held)
+}
+
+// poison overwrites a released buffer so that a slice kept past Release
+// is caught by the next test that reads it.
+func poison(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	b[0] = 0xFF
+	for n := 1; n < len(b); n *= 2 {
+		copy(b[n:], b[:n])
+	}
+}
