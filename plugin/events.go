@@ -58,7 +58,7 @@ func (s *Server) llmResponse(raw []byte) {
 func (s *Server) agentRequest(ctx context.Context, raw []byte) (any, error) {
 	var req turns.AgentRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
-		return nil, invalidParams("agent/request: " + err.Error())
+		return nil, invalidParams("agent/request: " + wire.DecodeError(err))
 	}
 	svc := s.svc()
 	svc.models.set(req.SessionID, req.Config.Provider, req.Config.Model)

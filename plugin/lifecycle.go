@@ -48,7 +48,7 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 	var p initializeParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		s.disp.initialized(false)
-		return nil, invalidParams("initialize: " + err.Error())
+		return nil, invalidParams("initialize: " + wire.DecodeError(err))
 	}
 	if p.ProtocolVersion != ProtocolVersion {
 		s.disp.initialized(false)

@@ -73,7 +73,7 @@ func splitPayloadParams(raw []byte) (turns.PayloadRequest, []byte, error) {
 		return req, nil, invalidParams(err.Error())
 	}
 	if err := json.Unmarshal(envelope, &req); err != nil {
-		return req, nil, invalidParams("llm/payload: " + err.Error())
+		return req, nil, invalidParams("llm/payload: " + wire.DecodeError(err))
 	}
 	return req, payload, nil
 }

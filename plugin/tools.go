@@ -9,6 +9,7 @@ import (
 	"github.com/continuity-dev/continuity/boundary"
 	"github.com/continuity-dev/continuity/continuation"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
+	"github.com/continuity-dev/continuity/wire"
 )
 
 // toolDefinitions lists every tool continuity declares in initialize, with
@@ -41,7 +42,7 @@ type toolCallParams struct {
 func (s *Server) toolCall(ctx context.Context, raw []byte) (any, error) {
 	var p toolCallParams
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, invalidParams("tool/call: " + err.Error())
+		return nil, invalidParams("tool/call: " + wire.DecodeError(err))
 	}
 	if len(p.Arguments) == 0 {
 		p.Arguments = json.RawMessage("{}")

@@ -158,10 +158,10 @@ func (s *Stream) decode(fr frame, v any) bool {
 		owner = &Params{b: m.value, fr: fr, s: s, held: size}
 	}
 	if err := json.Unmarshal(m.skel, v); err != nil {
-		s.log.Warn("invalid message", zap.String("reason", sanitize(err)))
+		s.log.Warn("invalid message", zap.String("reason", DecodeError(err)))
 		owner.Release()
 		if m.request {
-			s.WriteError(m.rawID, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + sanitize(err)})
+			s.WriteError(m.rawID, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + DecodeError(err)})
 		}
 		return false
 	}
@@ -186,10 +186,11 @@ func (s *Stream) Close() error {
 // once so far.
 func (s *Stream) InFlight() (now, peak int64) { return s.budget.stats() }
 
-// sanitize names what the library could not decode without quoting any of
-// the frame: a decode error may carry a client's value (a 100,000-digit
-// number), and errors go to the host and the log.
-func sanitize(err error) string {
+// DecodeError describes an encoding/json decode error without quoting any
+// of the input: the error's own text carries the client's value (all of a
+// 100,000-digit number), and what it says goes to the host and the log. It
+// names the member (by the decoding type's path) and the reason only.
+func DecodeError(err error) string {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
