@@ -15,7 +15,7 @@ import (
 // applied (issue 18 #7: decoded whole, more than once, such events peaked
 // near 9× their size). It reports peak-RSS/event and fails above 3×.
 //
-//	go test -run x -bench SessionEventPeakMemory -benchtime 1x ./plugin
+//	go test -run NONE -bench SessionEventPeakMemory -benchtime 1x ./plugin
 func BenchmarkSessionEventPeakMemory(b *testing.B) {
 	for _, c := range []struct {
 		name string
