@@ -23,9 +23,9 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-// View returns b as a string without copying. The string must not outlive b
-// and b must not change while it is used: frames are never written after
-// they are read.
+// View returns b as a string without copying. The string must not outlive
+// b's owner: bytes of a *Params stay unchanged until it is released, and a
+// handler that keeps its params (call, notify) owns them for good.
 func View(b []byte) string {
 	if len(b) == 0 {
 		return ""
