@@ -2,6 +2,7 @@ package continuation
 
 import (
 	"context"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -50,9 +51,41 @@ type history struct {
 }
 
 // isCheckpoint reports whether a user/message is a compaction checkpoint:
-// generated prose that replaced history, never the user's words.
+// generated prose that replaced history, never the user's words. DSH 0.1.x
+// marks it {kind:"plugin", plugin:"compact"}, later DSH
+// {kind:"compact-checkpoint"}.
 func isCheckpoint(data []byte) bool {
-	return gjson.GetBytes(data, "source.kind").String() == "compact-checkpoint"
+	src := gjson.GetBytes(data, "source")
+	kind := src.Get("kind").Str
+	return kind == "compact-checkpoint" || kind == "plugin" && src.Get("plugin").Str == "compact"
+}
+
+// isPersonsMessage reports whether a user/message is the person's own
+// words: DSH marks them source.kind "user" and everything it injects
+// (the runtime-context snapshot, AGENTS.md, skill catalog, reminders,
+// subagent reports, the checkpoint) with another kind. A message without
+// a source is a host that does not mark injected context.
+func isPersonsMessage(data []byte) bool {
+	kind := gjson.GetBytes(data, "source.kind")
+	return !kind.Exists() || kind.Str == "user"
+}
+
+// isContinueSession reports whether a tool name is continue_session, bare
+// or as DSH's MCP client names it (mcp__<server>__continue_session).
+func isContinueSession(name string) bool {
+	return name == ToolContinueSession || strings.HasPrefix(name, "mcp__") && strings.HasSuffix(name, "__"+ToolContinueSession)
+}
+
+// resultCallID returns the call a tool/result settles: DSH's
+// message.source.callId (both formats), format 4's message.toolCallId, a
+// tool-result block's toolCallId, or a host's own data.callId.
+func resultCallID(data []byte) string {
+	for _, path := range []string{"message.source.callId", "message.toolCallId", "message.content.0.toolCallId", "callId"} {
+		if v := gjson.GetBytes(data, path); v.Type == gjson.String && v.Str != "" {
+			return v.Str
+		}
+	}
+	return ""
 }
 
 // messageText returns the raw JSON string token of a message's text: data.text,
@@ -66,9 +99,10 @@ func messageText(data []byte) (raw string, ok bool) {
 	return "", false
 }
 
-// scanHistory reads the whole predecessor once. The initiating message is
-// the last user/message that is not a checkpoint, or — when fixedSeq > 0 (a
-// correction) — exactly the event with that seq. window bounds how many
+// scanHistory reads the whole predecessor once, from seq 0. The initiating
+// message is the last user/message that is the person's own (not a
+// checkpoint, not injected context), or — when fixedSeq ≥ 0 (a correction)
+// — exactly the event with that seq. window bounds how many
 // earlier messages are kept for recent exchanges and excerpts.
 func scanHistory(ctx context.Context, s hostapi.Sessions, sessionID string, fixedSeq int64, window int) (*history, error) {
 	h := &history{pending: map[string]pendingEffect{}}
@@ -84,7 +118,7 @@ func scanHistory(ctx context.Context, s hostapi.Sessions, sessionID string, fixe
 		}
 		h.pending[p.ID] = p
 	}
-	complete, err := readEach(ctx, s, sessionID, 1, maxSafeSeq, func(ev hostapi.Event) error {
+	complete, err := readEach(ctx, s, sessionID, 0, maxSafeSeq, func(ev hostapi.Event) error {
 		h.lastSeq = ev.Seq
 		switch ev.Type {
 		case evTurnStart:
@@ -93,36 +127,39 @@ func scanHistory(ctx context.Context, s hostapi.Sessions, sessionID string, fixe
 				turn = &v
 			}
 		case evUserMessage, evAssistantMessage:
-			if ev.Type == evUserMessage && !isCheckpoint(ev.Data) && (fixedSeq == 0 || ev.Seq == fixedSeq) && (h.initiating == nil || fixedSeq == 0) {
+			person := ev.Type == evAssistantMessage || !isCheckpoint(ev.Data) && isPersonsMessage(ev.Data)
+			if ev.Type == evUserMessage && person && (fixedSeq < 0 || ev.Seq == fixedSeq) && (h.initiating == nil || fixedSeq < 0) {
 				e := ev
 				h.initiating, h.initiatingTurn = &e, turn
 				h.before = append([]hostapi.Event(nil), ring...)
 			}
 			if ev.Type == evAssistantMessage {
-				gjson.GetBytes(ev.Data, "toolCalls").ForEach(func(_, c gjson.Result) bool {
+				openCall := func(_, c gjson.Result) bool {
 					id := c.Get("callId").String()
 					if id == "" {
 						id = c.Get("id").String()
 					}
-					if c.Get("name").String() != ToolContinueSession {
+					if !isContinueSession(c.Get("name").String()) {
 						open(pendingEffect{ID: id, Kind: "tool_call", CallID: id, Seq: ev.Seq})
 					}
 					return true
-				})
+				}
+				gjson.GetBytes(ev.Data, "toolCalls").ForEach(openCall)
+				gjson.GetBytes(ev.Data, `message.content.#(type=="tool-call")#`).ForEach(openCall)
 			}
-			if !isCheckpoint(ev.Data) && (fixedSeq == 0 || ev.Seq < fixedSeq) {
+			if person && (fixedSeq < 0 || ev.Seq < fixedSeq) {
 				ring = append(ring, ev)
 				if len(ring) > window {
 					ring = ring[1:]
 				}
 			}
 		case evToolCall:
-			if gjson.GetBytes(ev.Data, "name").String() != ToolContinueSession {
+			if !isContinueSession(gjson.GetBytes(ev.Data, "name").String()) {
 				id := gjson.GetBytes(ev.Data, "callId").String()
 				open(pendingEffect{ID: id, Kind: "tool_call", CallID: id, Seq: ev.Seq})
 			}
 		case evToolResult:
-			settle(gjson.GetBytes(ev.Data, "callId").String())
+			settle(resultCallID(ev.Data))
 		case evRunStart:
 			open(pendingEffect{ID: gjson.GetBytes(ev.Data, "runId").String(), Kind: "run",
 				CallID: gjson.GetBytes(ev.Data, "callId").String(), Seq: ev.Seq})

@@ -1,0 +1,188 @@
+package plugin_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/continuity-dev/continuity/filter/payloadgen"
+	"github.com/continuity-dev/continuity/fixtures/host"
+)
+
+// dshBorn is when the replayed live sessions were born: after activation,
+// so the creation-time default (on) covers them.
+var dshBorn = time.Now().Add(time.Hour).UnixMilli()
+
+// Every recorded DSH stream, in both session formats, goes through the
+// real binary exactly as a bridge forwards it (session.event, DSH's
+// frames, no header, seq from 0), with agent/request and llm/payload where
+// DSH's loop issues them. Every step is admitted, the turn after the
+// stream is admitted, tool calls settle (continue_session is not refused
+// for unsettled effects), its initiating message is the person's prompt,
+// the compaction bracket completes with a filtered summary payload, and
+// the plugin's log shows no event that was not applied.
+func TestDSHStreamsReplay(t *testing.T) {
+	for _, format := range []int{0, 4} {
+		for _, file := range dshFiles(t) {
+			t.Run(fmt.Sprintf("format%d/%s", format, strings.TrimSuffix(file, ".jsonl")), func(t *testing.T) {
+				dshReplay(t, dshLoad(t, file, format))
+			})
+		}
+	}
+}
+
+func dshFiles(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, f := range []string{
+		"acp-agent__bash-tool-turn__session.jsonl", "acp-agent__cancel__session.jsonl",
+		"acp-agent__error-finish__session.jsonl", "acp-agent__max-tokens-continue__session.jsonl",
+		"acp-agent__subagent-continuable__session.1.jsonl",
+		"headless-agent__advanced-toolchain__stream-json.expected.jsonl",
+		"headless-agent__compaction-recovery__stream-json.expected.jsonl",
+		"headless-agent__invalid-credential__stream-json.expected.jsonl",
+		"headless-agent__missing-credential__stream-json.expected.jsonl",
+		"headless-agent__provider-retry__stream-json.expected.jsonl",
+		"jsonrpc-agent__bash-tool__notifications.expected.jsonl",
+		"jsonrpc-agent__subagent-spawn-in-process__notifications.expected.jsonl",
+		"jsonrpc-agent__text-turn__notifications.expected.jsonl",
+		"jsonrpc-agent__text-turn__session.jsonl",
+	} {
+		out = append(out, f)
+	}
+	return out
+}
+
+// lockedBuffer collects the plugin's whole stderr.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// dshModelOutput is what a step's model call produces first: agent/request
+// comes before it.
+func dshModelOutput(typ string) bool {
+	switch typ {
+	case "assistant/chunk", "assistant/message", "reasoning-chunks", "text-chunks", "tool-call-chunks":
+		return true
+	}
+	return false
+}
+
+type dshStep struct {
+	sid        string
+	turn, step int64
+}
+
+func dshReplay(t *testing.T, st dshStream) {
+	stderr := &lockedBuffer{}
+	h := initialized(t, host.Config{Stderr: stderr}, host.AllCapabilities())
+	for sid, hdr := range st.headers {
+		h.SetAgentHeader(sid, hdr, host.StatusRunning)
+	}
+	body := payloadgen.Generate(payloadgen.Spec{Seed: 13, Size: 64 << 10, Reasoning: 4, ToolOutputBytes: 256}).Body
+	const model = "gpt-5.4"
+	requested := map[dshStep]bool{}
+	lastTurn := map[string]int64{}
+	person := map[string]string{} // the eventId of the person's latest prompt
+	compactions := map[string]string{}
+	for _, fr := range st.frames {
+		ev := fr.event
+		typ := ev.Get("type").Str
+		at := dshStep{fr.session, ev.Get("data.turn").Int(), ev.Get("data.step").Int()}
+		if fr.session != "" && dshModelOutput(typ) && !requested[at] {
+			requested[at] = true
+			rid := fmt.Sprintf("req_%s_%d_%d", at.sid, at.turn, at.step)
+			res, err := h.AgentRequest(ctxT(t), host.AgentRequestParams{SessionID: at.sid, Turn: int(at.turn), Step: int(at.step),
+				RequestID: rid, AccountID: "acct-A", Config: host.LLMConfig{Provider: "github-copilot-preview", Model: model}})
+			if err != nil || res.Admission == nil {
+				t.Fatalf("%s turn %d step %d not admitted: %v", at.sid, at.turn, at.step, err)
+			}
+			if _, err := h.Payload(ctxT(t), host.PayloadParams{RequestID: rid, SessionID: at.sid, Turn: int(at.turn), Step: int(at.step),
+				Provider: "github-copilot-preview", Model: model, Payload: body}); err != nil {
+				t.Fatalf("%s turn %d step %d chat payload: %v", at.sid, at.turn, at.step, err)
+			}
+		}
+		if err := h.SendLine(fr.line); err != nil {
+			t.Fatal(err)
+		}
+		switch typ {
+		case "turn/start":
+			lastTurn[fr.session] = ev.Get("data.turn").Int()
+		case "user/message":
+			if ev.Get("data.source.kind").Str == "user" {
+				person[fr.session] = ev.Get("seq").Raw
+			}
+		case "compaction/start":
+			cid := ev.Get("data.compactionId").Str
+			compactions[fr.session] = cid
+			res, err := h.Payload(ctxT(t), host.PayloadParams{RequestID: "sum-" + cid, SessionID: fr.session, Turn: int(ev.Get("data.turn").Int()), Step: 1,
+				Provider: "github-copilot-preview", Model: model, Purpose: "compaction", CompactionID: cid, Payload: body})
+			if err != nil || res.Outcome != "filtered" || res.Omitted.Items != 4 {
+				t.Fatalf("summary payload: %s %+v %v", res.Outcome, res.Omitted, err)
+			}
+		}
+	}
+	for _, sid := range st.sessions {
+		next := lastTurn[sid] + 1
+		rid := fmt.Sprintf("req_%s_next", sid)
+		if _, err := h.AgentRequest(ctxT(t), host.AgentRequestParams{SessionID: sid, Turn: int(next), Step: 1, RequestID: rid,
+			AccountID: "acct-A", Config: host.LLMConfig{Provider: "github-copilot-preview", Model: model}}); err != nil {
+			t.Fatalf("%s: the turn after the stream (%d) is not admitted: %v", sid, next, err)
+		}
+		if cid := compactions[sid]; cid != "" {
+			v := dshView(t, h, sid)
+			if gjson.GetBytes(v, "compaction.id").Str != cid || gjson.GetBytes(v, "compaction.state").Str != "completed" {
+				t.Fatalf("%s compaction: %s", sid, v)
+			}
+		}
+		if person[sid] == "" {
+			continue // a child whose only prompt came from its parent
+		}
+		res := contCall(t, h, sid, "call-cont-"+sid, "continue_session", map[string]any{
+			"reason": "topic_change", "title": "Carry on",
+			"handoff": map[string]any{"purpose": "carry on", "currentRequest": "carry on"},
+			"sources": []any{map[string]any{"kind": "session_events", "sessionId": sid, "fromEventId": "0",
+				"toEventId": person[sid], "relevance": "the request so far"}}})
+		var out contContinued
+		contOK(t, "continue_session", res, &out)
+		m := contRemote(t, h, "manifest", map[string]any{"manifestId": out.ManifestID})
+		if got := gjson.GetBytes(m, "initiatingEvent.eventId").Str; got != person[sid] {
+			t.Fatalf("%s: initiating event %s, want the person's prompt %s", sid, got, person[sid])
+		}
+	}
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		for _, bad := range []string{"session event not applied", "invalid notification", "effect skipped", "header ignored"} {
+			if strings.Contains(line, bad) {
+				t.Fatalf("the plugin dropped part of an event: %s", line)
+			}
+		}
+	}
+}
+
+// dshView reads githubCopilotSessionContinuation.get for sid.
+func dshView(t *testing.T, h *host.Host, sid string) []byte {
+	t.Helper()
+	res, err := h.RemoteInvoke(ctxT(t), "githubCopilotSessionContinuation", "get", map[string]any{"agentId": sid})
+	if err != nil || !res.OK {
+		t.Fatalf("get: %v %+v", err, res.Error)
+	}
+	return res.Value
+}
