@@ -2,11 +2,11 @@ package continuation
 
 import (
 	"context"
-	"strings"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/continuity-dev/continuity/diag"
+	"github.com/continuity-dev/continuity/dshevent"
 	"github.com/continuity-dev/continuity/hostapi"
 )
 
@@ -27,8 +27,10 @@ const (
 
 // pendingEffect is an effect the predecessor started and has not settled:
 // a delegated run (run/start {runId, callId?} without run/end {runId}) or a
-// tool call (tool/call {callId}, or an entry of assistant/message
-// data.toolCalls[] with callId or id) without tool/result {callId}.
+// tool call (tool/call {callId}, a tool-call block of DSH's
+// assistant/message, or a host's data.toolCalls[] entry) without the
+// tool/result that names it (dshevent.ResultCallID: DSH's
+// message.source.callId in both formats, or a host's data.callId).
 // continue_session calls are not effects: each is idempotent by its call
 // id and either committed its edge or did nothing, so none is orphaned.
 type pendingEffect struct {
@@ -48,44 +50,6 @@ type history struct {
 	pendingOrder   []string
 	plan           *hostapi.Event
 	lastSeq        int64
-}
-
-// isCheckpoint reports whether a user/message is a compaction checkpoint:
-// generated prose that replaced history, never the user's words. DSH 0.1.x
-// marks it {kind:"plugin", plugin:"compact"}, later DSH
-// {kind:"compact-checkpoint"}.
-func isCheckpoint(data []byte) bool {
-	src := gjson.GetBytes(data, "source")
-	kind := src.Get("kind").Str
-	return kind == "compact-checkpoint" || kind == "plugin" && src.Get("plugin").Str == "compact"
-}
-
-// isPersonsMessage reports whether a user/message is the person's own
-// words: DSH marks them source.kind "user" and everything it injects
-// (the runtime-context snapshot, AGENTS.md, skill catalog, reminders,
-// subagent reports, the checkpoint) with another kind. A message without
-// a source is a host that does not mark injected context.
-func isPersonsMessage(data []byte) bool {
-	kind := gjson.GetBytes(data, "source.kind")
-	return !kind.Exists() || kind.Str == "user"
-}
-
-// isContinueSession reports whether a tool name is continue_session, bare
-// or as DSH's MCP client names it (mcp__<server>__continue_session).
-func isContinueSession(name string) bool {
-	return name == ToolContinueSession || strings.HasPrefix(name, "mcp__") && strings.HasSuffix(name, "__"+ToolContinueSession)
-}
-
-// resultCallID returns the call a tool/result settles: DSH's
-// message.source.callId (both formats), format 4's message.toolCallId, a
-// tool-result block's toolCallId, or a host's own data.callId.
-func resultCallID(data []byte) string {
-	for _, path := range []string{"message.source.callId", "message.toolCallId", "message.content.0.toolCallId", "callId"} {
-		if v := gjson.GetBytes(data, path); v.Type == gjson.String && v.Str != "" {
-			return v.Str
-		}
-	}
-	return ""
 }
 
 // messageText returns the raw JSON string token of a message's text: data.text,
@@ -127,25 +91,18 @@ func scanHistory(ctx context.Context, s hostapi.Sessions, sessionID string, fixe
 				turn = &v
 			}
 		case evUserMessage, evAssistantMessage:
-			person := ev.Type == evAssistantMessage || !isCheckpoint(ev.Data) && isPersonsMessage(ev.Data)
+			person := ev.Type == evAssistantMessage || !dshevent.IsCheckpoint(ev.Data) && dshevent.IsPersonsPrompt(ev.Data)
 			if ev.Type == evUserMessage && person && (fixedSeq < 0 || ev.Seq == fixedSeq) && (h.initiating == nil || fixedSeq < 0) {
 				e := ev
 				h.initiating, h.initiatingTurn = &e, turn
 				h.before = append([]hostapi.Event(nil), ring...)
 			}
 			if ev.Type == evAssistantMessage {
-				openCall := func(_, c gjson.Result) bool {
-					id := c.Get("callId").String()
-					if id == "" {
-						id = c.Get("id").String()
+				for _, c := range dshevent.AssistantCalls(ev.Data) {
+					if dshevent.BareToolName(c.Name) != ToolContinueSession {
+						open(pendingEffect{ID: c.ID, Kind: "tool_call", CallID: c.ID, Seq: ev.Seq})
 					}
-					if !isContinueSession(c.Get("name").String()) {
-						open(pendingEffect{ID: id, Kind: "tool_call", CallID: id, Seq: ev.Seq})
-					}
-					return true
 				}
-				gjson.GetBytes(ev.Data, "toolCalls").ForEach(openCall)
-				gjson.GetBytes(ev.Data, `message.content.#(type=="tool-call")#`).ForEach(openCall)
 			}
 			if person && (fixedSeq < 0 || ev.Seq < fixedSeq) {
 				ring = append(ring, ev)
@@ -154,12 +111,12 @@ func scanHistory(ctx context.Context, s hostapi.Sessions, sessionID string, fixe
 				}
 			}
 		case evToolCall:
-			if !isContinueSession(gjson.GetBytes(ev.Data, "name").String()) {
+			if dshevent.BareToolName(gjson.GetBytes(ev.Data, "name").String()) != ToolContinueSession {
 				id := gjson.GetBytes(ev.Data, "callId").String()
 				open(pendingEffect{ID: id, Kind: "tool_call", CallID: id, Seq: ev.Seq})
 			}
 		case evToolResult:
-			settle(resultCallID(ev.Data))
+			settle(dshevent.ResultCallID(ev.Data))
 		case evRunStart:
 			open(pendingEffect{ID: gjson.GetBytes(ev.Data, "runId").String(), Kind: "run",
 				CallID: gjson.GetBytes(ev.Data, "callId").String(), Seq: ev.Seq})

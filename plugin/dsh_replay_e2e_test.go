@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/continuity-dev/continuity/filter/payloadgen"
+	"github.com/continuity-dev/continuity/fixtures/dsh"
 	"github.com/continuity-dev/continuity/fixtures/host"
 )
 
@@ -27,35 +28,21 @@ var dshBorn = time.Now().Add(time.Hour).UnixMilli()
 // the compaction bracket completes with a filtered summary payload, and
 // the plugin's log shows no event that was not applied.
 func TestDSHStreamsReplay(t *testing.T) {
-	for _, format := range []int{0, 4} {
-		for _, file := range dshFiles(t) {
+	files := dsh.Files()
+	if len(files) != 14 {
+		t.Fatalf("%d recorded streams, want the 14 of fixtures/dsh/recorded", len(files))
+	}
+	for _, format := range []dsh.Format{dsh.Format0, dsh.Format4} {
+		for _, file := range files {
 			t.Run(fmt.Sprintf("format%d/%s", format, strings.TrimSuffix(file, ".jsonl")), func(t *testing.T) {
-				dshReplay(t, dshLoad(t, file, format))
+				st, err := dsh.Load(file, format, dshBorn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dshReplay(t, st)
 			})
 		}
 	}
-}
-
-func dshFiles(t *testing.T) []string {
-	t.Helper()
-	var out []string
-	for _, f := range []string{
-		"acp-agent__bash-tool-turn__session.jsonl", "acp-agent__cancel__session.jsonl",
-		"acp-agent__error-finish__session.jsonl", "acp-agent__max-tokens-continue__session.jsonl",
-		"acp-agent__subagent-continuable__session.1.jsonl",
-		"headless-agent__advanced-toolchain__stream-json.expected.jsonl",
-		"headless-agent__compaction-recovery__stream-json.expected.jsonl",
-		"headless-agent__invalid-credential__stream-json.expected.jsonl",
-		"headless-agent__missing-credential__stream-json.expected.jsonl",
-		"headless-agent__provider-retry__stream-json.expected.jsonl",
-		"jsonrpc-agent__bash-tool__notifications.expected.jsonl",
-		"jsonrpc-agent__subagent-spawn-in-process__notifications.expected.jsonl",
-		"jsonrpc-agent__text-turn__notifications.expected.jsonl",
-		"jsonrpc-agent__text-turn__session.jsonl",
-	} {
-		out = append(out, f)
-	}
-	return out
 }
 
 // lockedBuffer collects the plugin's whole stderr.
@@ -91,10 +78,10 @@ type dshStep struct {
 	turn, step int64
 }
 
-func dshReplay(t *testing.T, st dshStream) {
+func dshReplay(t *testing.T, st dsh.Stream) {
 	stderr := &lockedBuffer{}
 	h := initialized(t, host.Config{Stderr: stderr}, host.AllCapabilities())
-	for sid, hdr := range st.headers {
+	for sid, hdr := range st.Headers {
 		h.SetAgentHeader(sid, hdr, host.StatusRunning)
 	}
 	body := payloadgen.Generate(payloadgen.Spec{Seed: 13, Size: 64 << 10, Reasoning: 4, ToolOutputBytes: 256}).Body
@@ -103,11 +90,11 @@ func dshReplay(t *testing.T, st dshStream) {
 	lastTurn := map[string]int64{}
 	person := map[string]string{} // the eventId of the person's latest prompt
 	compactions := map[string]string{}
-	for _, fr := range st.frames {
-		ev := fr.event
+	for _, fr := range st.Frames {
+		ev := fr.Event
 		typ := ev.Get("type").Str
-		at := dshStep{fr.session, ev.Get("data.turn").Int(), ev.Get("data.step").Int()}
-		if fr.session != "" && dshModelOutput(typ) && !requested[at] {
+		at := dshStep{fr.Session, ev.Get("data.turn").Int(), ev.Get("data.step").Int()}
+		if fr.Session != "" && dshModelOutput(typ) && !requested[at] {
 			requested[at] = true
 			rid := fmt.Sprintf("req_%s_%d_%d", at.sid, at.turn, at.step)
 			res, err := h.AgentRequest(ctxT(t), host.AgentRequestParams{SessionID: at.sid, Turn: int(at.turn), Step: int(at.step),
@@ -120,27 +107,27 @@ func dshReplay(t *testing.T, st dshStream) {
 				t.Fatalf("%s turn %d step %d chat payload: %v", at.sid, at.turn, at.step, err)
 			}
 		}
-		if err := h.SendLine(fr.line); err != nil {
+		if err := h.SendLine(fr.Line); err != nil {
 			t.Fatal(err)
 		}
 		switch typ {
 		case "turn/start":
-			lastTurn[fr.session] = ev.Get("data.turn").Int()
+			lastTurn[fr.Session] = ev.Get("data.turn").Int()
 		case "user/message":
 			if ev.Get("data.source.kind").Str == "user" {
-				person[fr.session] = ev.Get("seq").Raw
+				person[fr.Session] = ev.Get("seq").Raw
 			}
 		case "compaction/start":
 			cid := ev.Get("data.compactionId").Str
-			compactions[fr.session] = cid
-			res, err := h.Payload(ctxT(t), host.PayloadParams{RequestID: "sum-" + cid, SessionID: fr.session, Turn: int(ev.Get("data.turn").Int()), Step: 1,
+			compactions[fr.Session] = cid
+			res, err := h.Payload(ctxT(t), host.PayloadParams{RequestID: "sum-" + cid, SessionID: fr.Session, Turn: int(ev.Get("data.turn").Int()), Step: 1,
 				Provider: "github-copilot-preview", Model: model, Purpose: "compaction", CompactionID: cid, Payload: body})
 			if err != nil || res.Outcome != "filtered" || res.Omitted.Items != 4 {
 				t.Fatalf("summary payload: %s %+v %v", res.Outcome, res.Omitted, err)
 			}
 		}
 	}
-	for _, sid := range st.sessions {
+	for _, sid := range st.Sessions {
 		next := lastTurn[sid] + 1
 		rid := fmt.Sprintf("req_%s_next", sid)
 		if _, err := h.AgentRequest(ctxT(t), host.AgentRequestParams{SessionID: sid, Turn: int(next), Step: 1, RequestID: rid,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/continuity-dev/continuity/dshevent"
 	"github.com/continuity-dev/continuity/hostapi"
 	"github.com/continuity-dev/continuity/rejection"
 )
@@ -41,19 +42,6 @@ func readCompaction(data []byte) (compactionData, string) {
 	return d, ""
 }
 
-// CheckpointOf returns the compaction id of a compaction checkpoint
-// user/message, or "": DSH 0.1.x marks it {kind:"plugin", plugin:"compact",
-// compactionId}, DSH 0.1.7 and 0.2.x {kind:"compact-checkpoint",
-// compactionId}.
-func CheckpointOf(data []byte) string {
-	src := gjson.GetBytes(data, "source")
-	kind := src.Get("kind").Str
-	if kind == "compact-checkpoint" || kind == "plugin" && src.Get("plugin").Str == "compact" {
-		return src.Get("compactionId").Str
-	}
-	return ""
-}
-
 // observeCompactionLocked applies compaction/start|summary|end and the
 // checkpoint user/message. compaction/summary changes nothing: summary text
 // alone never settles a bracket, only the checkpoint and an error-free end.
@@ -61,7 +49,7 @@ func (m *Manager) observeCompactionLocked(s *session, se hostapi.SessionEvent) {
 	ev := se.Event
 	b := s.comp
 	if ev.Type == "user/message" {
-		if id := CheckpointOf(ev.Data); id != "" {
+		if id := dshevent.CheckpointOf(ev.Data); id != "" {
 			if br := b.open[id]; br != nil {
 				br.checkpoint = true
 			}
