@@ -5,63 +5,60 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 // readSessionEvent reads the envelope of a session event notification
 // (session.event or session/event): sessionId, event.type and event.seq,
-// and nothing else is checked. Data, time and surfaceOp are slices of the
-// host's bytes, scanned for their bounds and never decoded, so a 17 MiB
-// tool/result costs the read loop one scan. The params of a notification
-// are never recycled, so the slices stay valid for as long as a feature
-// keeps them.
+// and nothing else is checked. The wire has validated the frame, so a
+// trusted scan only finds where values end (strings by a vectorised
+// search for their closing quote): the params and the event are walked
+// once each, and data, time and surfaceOp are slices of the host's bytes,
+// never decoded — a 17 MiB tool/result costs the read loop two skips. The
+// params of a notification are never recycled, so the slices stay valid
+// for as long as a feature keeps them.
 //
-// A header that does not read is logged by the caller and treated as
-// absent; it never costs the event.
+// A header that does not read comes back as headerErr, for the caller to
+// log; the event is applied without it.
 func readSessionEvent(params []byte) (ev hostapi.SessionEvent, headerErr error, err error) {
-	if len(params) == 0 || params[0] != '{' {
+	top, err := members(params)
+	if err != nil {
 		return ev, nil, errors.New("params are not an object")
 	}
-	var event, header gjson.Result
-	gjson.Parse(view(params)).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "sessionId":
-			if v.Type == gjson.String {
-				ev.SessionID = v.Str
-			}
-		case "event":
-			event = v
-		case "header":
-			header = v
+	var event, header []byte
+	for _, m := range top.ms {
+		switch {
+		case top.is(m, "sessionId"):
+			ev.SessionID, _ = top.str(m)
+		case top.is(m, "event"):
+			event = m.Value(params)
+		case top.is(m, "header"):
+			header = m.Value(params)
 		}
-		return true
-	})
+	}
 	if ev.SessionID == "" {
 		return ev, nil, errors.New("sessionId is not a non-empty string")
 	}
-	if !event.IsObject() {
+	fields, err := members(event)
+	if err != nil {
 		return ev, nil, errors.New("event is not an object")
 	}
-	var seq gjson.Result
-	event.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "type":
-			if v.Type == gjson.String {
-				ev.Event.Type = v.Str
-			}
-		case "seq":
-			seq = v
-		case "time":
-			ev.Event.Time = slice(params, v)
-		case "data":
-			ev.Event.Data = slice(params, v)
-		case "surfaceOp":
-			ev.Event.SurfaceOp = slice(params, v)
+	seq := []byte(nil)
+	for _, m := range fields.ms {
+		switch {
+		case fields.is(m, "type"):
+			ev.Event.Type, _ = fields.str(m)
+		case fields.is(m, "seq"):
+			seq = m.Value(event)
+		case fields.is(m, "time"):
+			ev.Event.Time = m.Value(event)
+		case fields.is(m, "data"):
+			ev.Event.Data = m.Value(event)
+		case fields.is(m, "surfaceOp"):
+			ev.Event.SurfaceOp = m.Value(event)
 		}
-		return true
-	})
+	}
 	if ev.Event.Type == "" {
 		return ev, nil, errors.New("event.type is not a non-empty string")
 	}
@@ -70,12 +67,12 @@ func readSessionEvent(params []byte) (ev hostapi.SessionEvent, headerErr error, 
 		return ev, nil, errors.New("event.seq is not an integer from 0")
 	}
 	ev.Event.Seq = n
-	if header.Exists() && header.Type != gjson.Null {
+	if len(header) > 0 && string(header) != "null" {
 		var h hostapi.SessionHeader
-		if !header.IsObject() {
+		if header[0] != '{' {
 			return ev, errors.New("header is not an object"), nil
 		}
-		if e := json.Unmarshal([]byte(header.Raw), &h); e != nil {
+		if e := json.Unmarshal(header, &h); e != nil {
 			return ev, errors.New("header does not read: " + e.Error()), nil
 		}
 		ev.Header = &h
@@ -83,21 +80,41 @@ func readSessionEvent(params []byte) (ev hostapi.SessionEvent, headerErr error, 
 	return ev, nil, nil
 }
 
-// eventSeq reads a seq: a JSON integer from 0 written without fraction or
-// exponent (DSH's seq starts at 0 in every session).
-func eventSeq(v gjson.Result) (int64, bool) {
-	if v.Type != gjson.Number || v.Raw == "" || v.Raw[0] == '-' {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(v.Raw, 10, 64)
-	return n, err == nil
+// object is the members of one JSON object found by a trusted scan.
+type object struct {
+	sc *jsonscan.Scanner
+	ms []jsonscan.Member
 }
 
-// slice returns the bytes of v inside params (v was read from a view of
-// params, so its Index is an offset into them): no copy.
-func slice(params []byte, v gjson.Result) json.RawMessage {
-	if v.Index <= 0 || v.Index+len(v.Raw) > len(params) {
-		return json.RawMessage(v.Raw)
+// members scans the object b (already validated by the wire).
+func members(b []byte) (object, error) {
+	if len(b) == 0 || b[0] != '{' {
+		return object{}, jsonscan.ErrNotObject{}
 	}
-	return params[v.Index : v.Index+len(v.Raw) : v.Index+len(v.Raw)]
+	sc := &jsonscan.Scanner{B: b, Trusted: true}
+	ms, err := sc.Members(make([]jsonscan.Member, 0, 8))
+	return object{sc: sc, ms: ms}, err
+}
+
+func (o object) is(m jsonscan.Member, name string) bool { return o.sc.NameIs(m, name) }
+
+// str returns a member's string value, unescaped; ok is false for other
+// values.
+func (o object) str(m jsonscan.Member) (string, bool) {
+	v := m.Value(o.sc.B)
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	d, ok := o.sc.Decoded(v[1 : len(v)-1])
+	return string(d), ok
+}
+
+// eventSeq reads a seq: a JSON integer from 0 written without fraction or
+// exponent (DSH's seq starts at 0 in every session).
+func eventSeq(v []byte) (int64, bool) {
+	if len(v) == 0 || v[0] == '-' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	return n, err == nil
 }
