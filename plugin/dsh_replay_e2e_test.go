@@ -173,3 +173,47 @@ func dshView(t *testing.T, h *host.Host, sid string) []byte {
 	}
 	return res.Value
 }
+
+// A member a feature needs that does not read is logged with its reason
+// and skips only that effect: the event is not dropped, later events
+// apply, and a frame whose envelope is wrong is named in the log too.
+func TestDSHMalformedMemberSkipsOnlyItsEffect(t *testing.T) {
+	stderr := &lockedBuffer{}
+	h := initialized(t, host.Config{Stderr: stderr}, host.AllCapabilities())
+	const sid = "s-malformed"
+	h.SetAgentHeader(sid, dsh.Format4.Header(sid, dshBorn, false), host.StatusRunning)
+	send := func(seq int, typ, data string) {
+		t.Helper()
+		line := `{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"` + sid + `","event":{"type":"` + typ +
+			`","seq":` + fmt.Sprint(seq) + `,"time":0,"data":` + data + `}}}`
+		if err := h.SendLine([]byte(line)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admit := func(turn int) error {
+		_, err := h.AgentRequest(ctxT(t), host.AgentRequestParams{SessionID: sid, Turn: turn, Step: 1, RequestID: fmt.Sprintf("r%d", turn),
+			Config: host.LLMConfig{Provider: "github-copilot-preview", Model: "gpt-5.4"}})
+		return err
+	}
+	send(0, "turn/start", `{"turn":1}`)
+	if err := admit(1); err != nil {
+		t.Fatal(err)
+	}
+	send(1, "turn/end", `{"turn":"one","reason":{"kind":"completed"}}`)
+	if rerr := turnsXRPC(t, admit(2)); dataCode(rerr) != "COPILOT_CONTINUATION_TURN_UNSETTLED" {
+		t.Fatalf("a turn/end whose turn does not read ended a turn: %v", rerr)
+	}
+	if err := h.SendLine([]byte(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"` + sid + `","event":{"type":"turn/end","seq":-2}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	send(2, "turn/end", `{"turn":1,"reason":{"kind":"forked"}}`)
+	if err := admit(2); err != nil {
+		t.Fatalf("the valid turn/end after a malformed one was not applied: %v", err)
+	}
+	log := stderr.String()
+	for _, want := range []string{`"reason":"turn/end: data.turn is not a non-negative integer"`, `"reason":"event.seq is not an integer from 0"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log does not name %s:\n%s", want, log)
+		}
+	}
+}
