@@ -75,7 +75,23 @@ func bars(rep *Report, sizes []int) []Bar {
 				return fmt.Sprintf("%.2f ms (p50 %.2f ms, %d round trips)", float64(r.P99Ns)/1e6, float64(r.P50Ns)/1e6, r.Ops)
 			})
 	}
-	return out
+	return append(out, eventBar(rep.Events))
+}
+
+// eventBar is the event-stream bar: payload p99 behind 17 MiB tool
+// results, with the same run's baseline beside it.
+func eventBar(es *EventStream) Bar {
+	b := Bar{Name: "payload p99 behind 17 MiB tool/result events, 1 MiB", Want: "< 5 ms"}
+	if es == nil {
+		b.Got, b.Note = "not measured", "no binary, or no event steps"
+		return b
+	}
+	b.Pass = time.Duration(es.P99Ns) < p99Limit
+	b.Got = fmt.Sprintf("%.2f ms (p50 %.2f ms, %d payloads; after one-line results p99 %.2f ms, %.2f×); "+
+		"applying a 17 MiB result: agent/request p50 %.2f ms (%.2f ms after a line)",
+		float64(es.P99Ns)/1e6, float64(es.P50Ns)/1e6, es.Steps, float64(es.BaselineP99Ns)/1e6, es.VsBaseline,
+		float64(es.AdmitP50Ns)/1e6, float64(es.AdmitBaselineP50Ns)/1e6)
+	return b
 }
 
 func contains(s []int, v int) bool {

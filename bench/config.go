@@ -34,6 +34,9 @@ type Config struct {
 	// the long-session table (0 turns: no table).
 	SessionTurns int
 	SessionSize  int
+	// EventSteps is how many 1 MiB payloads the event-stream case sends
+	// behind a 17 MiB tool/result (and as many without; 0: no case).
+	EventSteps int
 	// NoNode skips the Node.js reference even when node is installed.
 	NoNode bool
 	// Log receives progress lines (nil: none).
@@ -53,6 +56,7 @@ func DefaultConfig() Config {
 		Counts:         []int{16, 256, 1024, 4096},
 		SessionTurns:   24,
 		SessionSize:    16 << 20,
+		EventSteps:     100,
 	}
 }
 
@@ -70,6 +74,7 @@ func QuickConfig() Config {
 	c.Counts = []int{4, 16, 64}
 	c.SessionTurns = 8
 	c.SessionSize = 2 << 20
+	c.EventSteps = 40
 	return c
 }
 

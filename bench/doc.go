@@ -20,7 +20,10 @@
 //   - the reference algorithm in Node.js (node/reference.js), end to end and
 //     the filter step alone on an already-parsed object, when node exists;
 //   - how cost grows with payload size, with the number of reasoning items
-//     and over the turns of a long session.
+//     and over the turns of a long session;
+//   - the event stream: 1 MiB payloads in a DSH-shaped session (format 4,
+//     session.event) whose steps end in 17 MiB tool/result events, against
+//     steps whose results are one line (events.go).
 //
 // Run returns a Report whose Bars are the DESIGN.md §6 bars computed from
 // ratios measured in the same run; WriteText, WriteMarkdown and WriteJSON

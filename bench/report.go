@@ -90,8 +90,10 @@ type Report struct {
 	// SessionGrowth is the per-byte cost of the last turn over the median
 	// per-byte cost of the later half of the session (filter, wire).
 	SessionGrowth [2]float64 `json:"sessionGrowth"`
-	Bars          []Bar      `json:"bars"`
-	Notes         []string   `json:"notes,omitempty"`
+	// Events is the event-stream case (nil when not measured).
+	Events *EventStream `json:"events,omitempty"`
+	Bars   []Bar        `json:"bars"`
+	Notes  []string     `json:"notes,omitempty"`
 }
 
 // Machine says where the numbers come from.

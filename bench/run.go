@@ -61,6 +61,9 @@ func Run(cfg Config) (*Report, error) {
 	if err := r.session(); err != nil {
 		return nil, err
 	}
+	if err := r.eventStream(); err != nil {
+		return nil, err
+	}
 	r.rep.ratios()
 	r.rep.Bars = bars(r.rep, sizes)
 	r.rep.Duration = time.Since(r.rep.Started).Round(time.Second).String()

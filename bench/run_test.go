@@ -8,11 +8,12 @@ import (
 )
 
 // TestRunSmall runs the whole bench on tiny payloads with one sample per
-// case: every case yields a row on every kind, the growth tables are
-// filled, and every bar is computed. Numbers are not checked.
+// case: every case yields a row on every kind, the growth tables and the
+// event stream are filled, and every bar is computed. Numbers are not
+// checked.
 func TestRunSmall(t *testing.T) {
 	cfg := Config{Binary: testbin.Path(t), Sizes: []int{32 << 10}, Runs: 1, LatencySamples: 1,
-		CountSize: 64 << 10, Counts: []int{2, 8}, SessionTurns: 3, SessionSize: 256 << 10}
+		CountSize: 64 << 10, Counts: []int{2, 8}, SessionTurns: 3, SessionSize: 256 << 10, EventSteps: 2}
 	rep, err := Run(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +42,10 @@ func TestRunSmall(t *testing.T) {
 	if len(rep.Session) != 3 || rep.Session[2].PayloadBytes <= rep.Session[0].PayloadBytes || rep.Session[2].WireNs <= 0 {
 		t.Errorf("session rows: %+v", rep.Session)
 	}
-	if len(rep.Bars) != 9 {
-		t.Errorf("%d bars, want 9", len(rep.Bars))
+	if es := rep.Events; es == nil || es.Steps != 2 || es.P50Ns <= 0 || es.BaselineP50Ns <= 0 || es.AdmitP50Ns <= 0 || es.ToolResultBytes != 17<<20 {
+		t.Errorf("event stream: %+v", es)
+	}
+	if len(rep.Bars) != 10 {
+		t.Errorf("%d bars, want 10", len(rep.Bars))
 	}
 }

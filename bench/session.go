@@ -18,15 +18,17 @@ const (
 )
 
 // Plugin is one continuity process with one admitted session, driven
-// through a Client. It announces a session created after activation (so
-// the creation-time default, on, admits its turns) and uses the plugin's
-// embedded settings (capabilities.settings false), so it needs no host
-// services at all.
+// through a Client with DSH's events in session format 4 (seq from 0,
+// turn/end with a reason object). Like a bridge in front of DSH it
+// attaches the session's header, born after activation (so the
+// creation-time default, on, admits its turns), to the first event it
+// forwards, and it uses the plugin's embedded settings
+// (capabilities.settings false), so it needs no host services at all.
 type Plugin struct {
 	c       *Client
 	session string
 	id      int64
-	seq     int
+	seq     int // the last event's seq; -1 before the first
 	turn    int
 	step    int
 	request string
@@ -58,17 +60,13 @@ func StartPlugin(binary, dataDir string) (*Plugin, error) {
 
 // newPlugin initializes the plugin behind c and announces the session.
 func newPlugin(c *Client, dataDir string) (*Plugin, error) {
-	p := &Plugin{c: c, session: "bench-session"}
+	p := &Plugin{c: c, session: "bench-session", seq: -1}
 	res, err := p.call("initialize", `{"protocolVersion":"1","host":{"name":"continuity-bench","version":"1"},`+
 		`"dataDir":`+strconv.Quote(dataDir)+`,"capabilities":{"settings":false,"agents":false,"sessions":false,"remoteEvents":false}}`)
 	if err == nil {
 		if st := gjson.Get(res, "activation.state").Str; st != "ready" {
 			err = fmt.Errorf("bench: plugin activation %s", gjson.Get(res, "activation").Raw)
 		}
-	}
-	if err == nil {
-		born := time.Now().Add(time.Hour).UnixMilli()
-		err = p.event("session/created", `{}`, `,"header":{"createdAt":`+strconv.FormatInt(born, 10)+`,"isSeeded":false}`)
 	}
 	if err != nil {
 		c.Close()
@@ -81,18 +79,25 @@ func newPlugin(c *Client, dataDir string) (*Plugin, error) {
 // payloads sent in it treat everything before as history.
 func (p *Plugin) NextTurn() error {
 	if p.turn > 0 {
-		if err := p.event("turn/end", `{"turn":`+strconv.Itoa(p.turn)+`,"reason":"completed"}`, ""); err != nil {
+		if err := p.event("turn/end", `{"turn":`+strconv.Itoa(p.turn)+`,"reason":{"kind":"completed"}}`); err != nil {
 			return err
 		}
 	}
 	p.turn++
 	p.step = 0
+	if err := p.event("turn/start", `{"turn":`+strconv.Itoa(p.turn)+`}`); err != nil {
+		return err
+	}
 	return p.NextStep()
 }
 
-// NextStep admits the next step of the current turn with a new request id.
+// NextStep starts and admits the next step of the current turn with a
+// new request id.
 func (p *Plugin) NextStep() error {
 	p.step++
+	if err := p.event("step/start", `{"turn":`+strconv.Itoa(p.turn)+`,"step":`+strconv.Itoa(p.step)+`}`); err != nil {
+		return err
+	}
 	p.request = "r" + strconv.Itoa(p.turn) + "." + strconv.Itoa(p.step)
 	res, err := p.call("agent/request", `{"sessionId":`+strconv.Quote(p.session)+`,"turn":`+strconv.Itoa(p.turn)+
 		`,"step":`+strconv.Itoa(p.step)+`,"requestId":"`+p.request+`","config":{"provider":"`+Provider+`","model":"`+Model+`"}}`)
@@ -145,7 +150,7 @@ func (p *Plugin) payloadFrame(dst, payload []byte) []byte {
 	dst = strconv.AppendInt(dst, p.id, 10)
 	dst = append(dst, `,"method":"llm/payload","params":{"requestId":"`+p.request+`","sessionId":`+
 		strconv.Quote(p.session)+`,"turn":`+strconv.Itoa(p.turn)+`,"step":`+strconv.Itoa(p.step)+
-		`,"provider":"`+Provider+`","model":"`+Model+`","purpose":"chat","payload":`...)
+		`,"provider":"`+Provider+`","model":"`+Model+`","payload":`...)
 	dst = append(dst, payload...)
 	return append(dst, "}}\n"...)
 }
@@ -166,13 +171,25 @@ func (p *Plugin) call(method, params string) (string, error) {
 	return gjson.Get(view(line), "result").Raw, nil
 }
 
-// event sends a session/event notification; extra is appended to the
-// params object (the header).
-func (p *Plugin) event(typ, data, extra string) error {
+// event sends a session.event notification of the bench session, as
+// DSH's SDK names it; the first carries the session's header.
+func (p *Plugin) event(typ, data string) error {
 	p.seq++
+	header := ""
+	if p.seq == 0 {
+		born := time.Now().Add(time.Hour).UnixMilli()
+		header = `,"header":{"type":"session","version":4,"id":` + strconv.Quote(p.session) + `,"createdAt":` +
+			strconv.FormatInt(born, 10) + `,"isSeeded":false}`
+	}
+	return p.c.Write(eventFrame(p.session, typ, p.seq, data, header))
+}
+
+// eventFrame is one session.event notification line; extra is appended
+// to the params object.
+func eventFrame(session, typ string, seq int, data, extra string) []byte {
 	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
-	return p.c.Write([]byte(`{"jsonrpc":"2.0","method":"session/event","params":{"sessionId":` + strconv.Quote(p.session) +
-		`,"event":{"type":"` + typ + `","seq":` + strconv.Itoa(p.seq) + `,"time":` + now + `,"data":` + data + `}` + extra + "}}\n"))
+	return []byte(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":` + strconv.Quote(session) +
+		`,"event":{"type":"` + typ + `","seq":` + strconv.Itoa(seq) + `,"time":` + now + `,"data":` + data + `}` + extra + "}}\n")
 }
 
 // exchange writes p.frame and returns the response to request p.id. An

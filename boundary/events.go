@@ -61,7 +61,10 @@ func parseEvent(ev hostapi.Event) parsed {
 	default:
 		return p
 	}
-	if len(ev.Data) == 0 || !gjson.ValidBytes(ev.Data) || !gjson.ParseBytes(ev.Data).IsObject() {
+	// The wire validated the frame and the envelope reader cut Data at
+	// its value's end: only its kind is checked here, so a 17 MiB
+	// tool/result is not walked on the read loop to validate it again.
+	if len(ev.Data) == 0 || ev.Data[0] != '{' {
 		p.unreadable = true
 		return p
 	}
@@ -142,18 +145,37 @@ func parseAssistant(seq int64, d gjson.Result, p *parsed) {
 }
 
 func parseToolResult(seq int64, d gjson.Result, p *parsed) {
-	isError := d.Get("isError").Bool()
-	name := bounded(d.Get("name").String(), 256)
-	out := d.Get("output")
+	// One pass over the top-level members: a result's data can be tens of
+	// MiB (DSH's message), and each absent member looked up alone would
+	// walk all of it again.
+	var isErr, nameV, out, summary, subject, kindV gjson.Result
+	d.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "isError":
+			isErr = v
+		case "name":
+			nameV = v
+		case "output":
+			out = v
+		case "summary":
+			summary = v
+		case "subject":
+			subject = v
+		case "kind":
+			kindV = v
+		}
+		return true
+	})
+	isError := isErr.Bool()
+	name := bounded(nameV.String(), 256)
 	size := len(out.Raw)
 	if out.Type == gjson.String {
 		size = len(out.Str)
 	}
 	it := Item{Seq: seq, Kind: KindResult, Subject: name, Tokens: tokensForChars(size)}
-	it.Text = bounded(d.Get("summary").String(), maxSummaryText)
+	it.Text = bounded(summary.String(), maxSummaryText)
 	it.Tokens += EstimateTokens(it.Text)
-	subject := d.Get("subject")
-	switch kind := d.Get("kind").String(); {
+	switch kind := kindV.String(); {
 	case (kind == "test" || kind == "build") && subject.Type == gjson.String:
 		it.Kind, it.Subject = Kind(kind), bounded(subject.String(), 256)
 		passed := d.Get("passed").Type == gjson.True && !isError

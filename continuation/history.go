@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/continuity-dev/continuity/diag"
+	"github.com/continuity-dev/continuity/dshevent"
 	"github.com/continuity-dev/continuity/hostapi"
 )
 
@@ -26,8 +27,10 @@ const (
 
 // pendingEffect is an effect the predecessor started and has not settled:
 // a delegated run (run/start {runId, callId?} without run/end {runId}) or a
-// tool call (tool/call {callId}, or an entry of assistant/message
-// data.toolCalls[] with callId or id) without tool/result {callId}.
+// tool call (tool/call {callId}, a tool-call block of DSH's
+// assistant/message, or a host's data.toolCalls[] entry) without the
+// tool/result that names it (dshevent.ResultCallID: DSH's
+// message.source.callId in both formats, or a host's data.callId).
 // continue_session calls are not effects: each is idempotent by its call
 // id and either committed its edge or did nothing, so none is orphaned.
 type pendingEffect struct {
@@ -49,12 +52,6 @@ type history struct {
 	lastSeq        int64
 }
 
-// isCheckpoint reports whether a user/message is a compaction checkpoint:
-// generated prose that replaced history, never the user's words.
-func isCheckpoint(data []byte) bool {
-	return gjson.GetBytes(data, "source.kind").String() == "compact-checkpoint"
-}
-
 // messageText returns the raw JSON string token of a message's text: data.text,
 // or data.content when that is a string. ok is false for other shapes.
 func messageText(data []byte) (raw string, ok bool) {
@@ -66,9 +63,10 @@ func messageText(data []byte) (raw string, ok bool) {
 	return "", false
 }
 
-// scanHistory reads the whole predecessor once. The initiating message is
-// the last user/message that is not a checkpoint, or — when fixedSeq > 0 (a
-// correction) — exactly the event with that seq. window bounds how many
+// scanHistory reads the whole predecessor once, from seq 0. The initiating
+// message is the last user/message that is the person's own (not a
+// checkpoint, not injected context), or — when fixedSeq ≥ 0 (a correction)
+// — exactly the event with that seq. window bounds how many
 // earlier messages are kept for recent exchanges and excerpts.
 func scanHistory(ctx context.Context, s hostapi.Sessions, sessionID string, fixedSeq int64, window int) (*history, error) {
 	h := &history{pending: map[string]pendingEffect{}}
@@ -84,7 +82,7 @@ func scanHistory(ctx context.Context, s hostapi.Sessions, sessionID string, fixe
 		}
 		h.pending[p.ID] = p
 	}
-	complete, err := readEach(ctx, s, sessionID, 1, maxSafeSeq, func(ev hostapi.Event) error {
+	complete, err := readEach(ctx, s, sessionID, 0, maxSafeSeq, func(ev hostapi.Event) error {
 		h.lastSeq = ev.Seq
 		switch ev.Type {
 		case evTurnStart:
@@ -93,36 +91,32 @@ func scanHistory(ctx context.Context, s hostapi.Sessions, sessionID string, fixe
 				turn = &v
 			}
 		case evUserMessage, evAssistantMessage:
-			if ev.Type == evUserMessage && !isCheckpoint(ev.Data) && (fixedSeq == 0 || ev.Seq == fixedSeq) && (h.initiating == nil || fixedSeq == 0) {
+			person := ev.Type == evAssistantMessage || !dshevent.IsCheckpoint(ev.Data) && dshevent.IsPersonsPrompt(ev.Data)
+			if ev.Type == evUserMessage && person && (fixedSeq < 0 || ev.Seq == fixedSeq) && (h.initiating == nil || fixedSeq < 0) {
 				e := ev
 				h.initiating, h.initiatingTurn = &e, turn
 				h.before = append([]hostapi.Event(nil), ring...)
 			}
 			if ev.Type == evAssistantMessage {
-				gjson.GetBytes(ev.Data, "toolCalls").ForEach(func(_, c gjson.Result) bool {
-					id := c.Get("callId").String()
-					if id == "" {
-						id = c.Get("id").String()
+				for _, c := range dshevent.AssistantCalls(ev.Data) {
+					if dshevent.BareToolName(c.Name) != ToolContinueSession {
+						open(pendingEffect{ID: c.ID, Kind: "tool_call", CallID: c.ID, Seq: ev.Seq})
 					}
-					if c.Get("name").String() != ToolContinueSession {
-						open(pendingEffect{ID: id, Kind: "tool_call", CallID: id, Seq: ev.Seq})
-					}
-					return true
-				})
+				}
 			}
-			if !isCheckpoint(ev.Data) && (fixedSeq == 0 || ev.Seq < fixedSeq) {
+			if person && (fixedSeq < 0 || ev.Seq < fixedSeq) {
 				ring = append(ring, ev)
 				if len(ring) > window {
 					ring = ring[1:]
 				}
 			}
 		case evToolCall:
-			if gjson.GetBytes(ev.Data, "name").String() != ToolContinueSession {
+			if dshevent.BareToolName(gjson.GetBytes(ev.Data, "name").String()) != ToolContinueSession {
 				id := gjson.GetBytes(ev.Data, "callId").String()
 				open(pendingEffect{ID: id, Kind: "tool_call", CallID: id, Seq: ev.Seq})
 			}
 		case evToolResult:
-			settle(gjson.GetBytes(ev.Data, "callId").String())
+			settle(dshevent.ResultCallID(ev.Data))
 		case evRunStart:
 			open(pendingEffect{ID: gjson.GetBytes(ev.Data, "runId").String(), Kind: "run",
 				CallID: gjson.GetBytes(ev.Data, "callId").String(), Seq: ev.Seq})

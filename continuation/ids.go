@@ -89,8 +89,9 @@ func tokensForLen(n int) int { return (n + 3) / 4 }
 
 func eventID(seq int64) string { return strconv.FormatInt(seq, 10) }
 
-// parseEventID reads a decimal event id (common/defs.json#/$defs/eventId).
+// parseEventID reads a decimal event id (common/defs.json#/$defs/eventId);
+// DSH's first event is "0".
 func parseEventID(s string) (int64, bool) {
 	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil && n > 0 && strconv.FormatInt(n, 10) == s
+	return n, err == nil && n >= 0 && strconv.FormatInt(n, 10) == s
 }

@@ -13,7 +13,7 @@ import (
 // cited source, and then the compiled projection and its manifest.
 func (s *Service) prepare(ctx context.Context, call ToolCall, args ContinueArgs, key, argsDigest string) (intent, error) {
 	var in intent
-	pred, fixedSeq := call.SessionID, int64(0)
+	pred, fixedSeq := call.SessionID, int64(-1) // -1: no correction fixes the initiating event
 	var orig *Edge
 	if args.Corrects != "" {
 		var err error
@@ -27,7 +27,9 @@ func (s *Service) prepare(ctx context.Context, call ToolCall, args ContinueArgs,
 			return in, diag.Newf(CodeLineageForbidden, "only the successor of edge %s may correct it", orig.ID).With("edgeId", orig.ID)
 		}
 		pred = orig.PredecessorID
-		fixedSeq, _ = parseEventID(orig.InitiatingEventID)
+		if n, ok := parseEventID(orig.InitiatingEventID); ok {
+			fixedSeq = n
+		}
 	}
 	path, err := ancestry(ctx, s.db, pred)
 	if err != nil {

@@ -18,13 +18,19 @@ type SessionHeader struct {
 	Origin        string `json:"origin,omitempty"`
 }
 
-// Event is one session event envelope {type, seq, time, data}. Data is kept
-// as the host's bytes; each consumer decodes only what it needs.
+// Event is one session event envelope {type, seq, time, data, surfaceOp?}
+// as DSH emits it (docs/protocol.md §4.3): seq counts from 0 in every
+// session. Data and SurfaceOp are kept as the host's bytes; each consumer
+// reads only what it needs.
 type Event struct {
 	Type string          `json:"type"`
 	Seq  int64           `json:"seq"`
 	Time json.RawMessage `json:"time,omitempty"`
 	Data json.RawMessage `json:"data,omitempty"`
+	// SurfaceOp is "append" or {op:"replace", start, end} (format 0) or
+	// {op:"replace", startSeq, endSeq} (format 4): the earlier events a
+	// compaction checkpoint replaces.
+	SurfaceOp json.RawMessage `json:"surfaceOp,omitempty"`
 }
 
 // SessionEvent is the params of the session/event notification.
@@ -77,19 +83,31 @@ type Events struct {
 	Complete bool    `json:"complete"`
 }
 
-// UnmarshalJSON decodes a header and treats a missing isSeeded as seeded:
-// a session whose birth evidence is incomplete never gets the creation-time
-// default (DESIGN.md §2.1), and a plain bool would read the absence as false.
+// UnmarshalJSON decodes a header of either DSH session format. isSeeded
+// is read when present (format 4). DSH 0.1.x (format 0) has no isSeeded:
+// there a seedLength means seeded, and a header that names its format
+// (version) with neither is not seeded. A header that says nothing of
+// either counts as seeded: a session whose birth evidence is incomplete
+// never gets the creation-time default (DESIGN.md §2.1).
 func (h *SessionHeader) UnmarshalJSON(b []byte) error {
 	type plain SessionHeader
 	var p struct {
 		plain
-		IsSeeded *bool `json:"isSeeded"`
+		IsSeeded   *bool           `json:"isSeeded"`
+		SeedLength json.RawMessage `json:"seedLength"`
+		Version    json.RawMessage `json:"version"`
 	}
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err
 	}
 	*h = SessionHeader(p.plain)
-	h.IsSeeded = p.IsSeeded == nil || *p.IsSeeded
+	switch {
+	case p.IsSeeded != nil:
+		h.IsSeeded = *p.IsSeeded
+	case len(p.SeedLength) > 0 && string(p.SeedLength) != "null":
+		h.IsSeeded = true
+	default:
+		h.IsSeeded = len(p.Version) == 0 || string(p.Version) == "null"
+	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
-	"github.com/continuity-dev/continuity/hostapi"
 	"github.com/continuity-dev/continuity/turns"
 	"github.com/continuity-dev/continuity/wire"
 )
@@ -22,13 +21,20 @@ func (s *Server) svc() *services {
 	return s.services
 }
 
-// sessionEvent applies a session/event notification to every feature in
-// order; it runs in the read loop and only touches memory.
+// sessionEvent applies a session event notification (DSH's session.event
+// or session/event) to every feature in order; it runs in the read loop
+// and only touches memory. Only the envelope is checked here: each feature
+// reads the members it needs and skips only its own effect when one of
+// them is malformed.
 func (s *Server) sessionEvent(raw []byte) {
-	var ev hostapi.SessionEvent
-	if err := json.Unmarshal(raw, &ev); err != nil {
-		s.log.Warn("session/event not applied", zap.String("reason", err.Error()))
+	ev, headerErr, err := readSessionEvent(raw)
+	if err != nil {
+		s.log.Warn("session event not applied", zap.String("reason", err.Error()))
 		return
+	}
+	if headerErr != nil {
+		s.log.Warn("session event header ignored", zap.String("session", ev.SessionID),
+			zap.Int64("seq", ev.Event.Seq), zap.String("reason", headerErr.Error()))
 	}
 	svc := s.svc()
 	svc.turns.Observe(ev)

@@ -8,7 +8,7 @@ import (
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
 )
 
-// methodTable lists every method the plugin serves (PROTOCOL.md §3–§4).
+// methodTable lists every method the plugin serves (docs/protocol.md §3–§4).
 // Anything else is -32601; a listed method is checked before it runs.
 func (s *Server) methodTable() map[string]method {
 	return map[string]method{
@@ -17,7 +17,8 @@ func (s *Server) methodTable() map[string]method {
 			call:       func(context.Context, []byte) (any, error) { return struct{}{}, nil },
 			afterReply: s.requestShutdown},
 		"$/cancelRequest": {check: schema("wire/cancelRequest.params"), notify: s.disp.cancelRequest, early: true},
-		"session/event":   {check: schema("wire/session/event.params"), notify: s.sessionEvent},
+		"session/event":   {check: requireParams, notify: s.sessionEvent},
+		"session.event":   {check: requireParams, notify: s.sessionEvent},
 		"agent/disposed":  {check: schema("wire/agent/disposed.params"), notify: s.agentDisposed},
 		"llm/response":    {check: schema("wire/llm/response.params"), notify: s.llmResponse},
 		"agent/request":   {check: schema("wire/agent/request.params"), call: s.agentRequest, onCancel: s.requestCancelled},
@@ -38,6 +39,16 @@ func schema(name string) func([]byte) error {
 		}
 		return nil
 	}
+}
+
+// requireParams is the check of the session event notifications: their
+// envelope is read where they are applied (readSessionEvent), so that a
+// large event is scanned once and never decoded on the read loop.
+func requireParams(params []byte) error {
+	if params == nil {
+		return invalidParams("params are required")
+	}
+	return nil
 }
 
 // optionalObject accepts absent params or an object.

@@ -75,6 +75,10 @@ func splitPayloadParams(raw []byte) (turns.PayloadRequest, []byte, error) {
 	if err := json.Unmarshal(envelope, &req); err != nil {
 		return req, nil, invalidParams("llm/payload: " + wire.DecodeError(err))
 	}
+	if req.Purpose == "" {
+		// DSH leaves GenerateOptions.purpose unset for a chat call.
+		req.Purpose = "chat"
+	}
 	return req, payload, nil
 }
 

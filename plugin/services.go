@@ -94,6 +94,13 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 		emit = s.host
 	}
 	svc.consent = remote.NewConsent()
+	if svc.db, err = sqlstore.Open(dataDir); err != nil {
+		return nil, activation{}, err
+	}
+	accounts, err := turns.OpenAccountStore(ctx, svc.db)
+	if err != nil {
+		return nil, activation{}, fmt.Errorf("account store: %w", err)
+	}
 	svc.turns = turns.New(turns.Options{
 		Policy:         svc.policy,
 		Consent:        svc.consent,
@@ -103,12 +110,11 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 		Now:            s.cfg.Now,
 		StripPairedIDs: true,
 		Ready:          svc.ready,
+		Accounts:       accounts,
+		Log:            s.log,
 	})
 	svc.session = remote.NewSessionContinuation(svc.policy, agentsCap(caps, s.host), svc.turns, emit, svc.consent)
 
-	if svc.db, err = sqlstore.Open(dataDir); err != nil {
-		return nil, activation{}, err
-	}
 	if svc.cont, err = continuation.Open(ctx, svc.db, s.host, emit, continuation.Options{Now: s.cfg.Now, TokenBudget: s.cfg.ProjectionBudget}); err != nil {
 		return nil, activation{}, fmt.Errorf("continuation store: %w", err)
 	}

@@ -142,7 +142,7 @@ func TestTurnsCompactionRefusals(t *testing.T) {
 		turn       int
 		model      string
 	}{
-		{"a bracket never seen", "COMPACTION_SCOPE_UNAVAILABLE", func(string) {}, 0, turnsXModel},
+		{"a bracket never seen", "COMPACTION_BOUNDARY_UNAVAILABLE", func(string) {}, 0, turnsXModel},
 		{"another agent's bracket", "COMPACTION_SCOPE_MISMATCH", func(sid string) {
 			turnsXSession(t, h, sid+"-other", true)
 			turnsXCompaction(t, h, sid+"-other", "start", "c-"+sid, nil, nil)

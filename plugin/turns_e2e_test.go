@@ -15,8 +15,9 @@ import (
 	"github.com/continuity-dev/continuity/fixtures/supplier"
 )
 
-// turnsXFixtures is the shared folder of real pi-ai request bodies.
-var turnsXFixtures = filepath.Join("..", "..", "shared", "fixtures", "pi-ai-abab")
+// turnsXFixtures holds the recorded pi-ai request bodies (the supplier
+// double's testdata copy).
+var turnsXFixtures = filepath.Join("..", "fixtures", "supplier", "testdata", "pi-ai-abab")
 
 type turnsXRecord struct {
 	File        string   `json:"file"`

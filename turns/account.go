@@ -37,7 +37,7 @@ func (m *Manager) AccountSwitch(ctx context.Context, sessionID, accountID string
 	}
 	last := m.LastAccount(sessionID)
 	if last == "" && !res.Enabled {
-		if last = m.accountOfHistory(ctx, sessionID); last != "" {
+		if last = m.keptAccount(ctx, sessionID); last != "" {
 			m.mu.Lock()
 			if s := m.sessionLocked(sessionID); s.account == "" {
 				s.account = last
@@ -50,7 +50,7 @@ func (m *Manager) AccountSwitch(ctx context.Context, sessionID, accountID string
 		return AccountSwitchView{Reason: "policyOn"}, nil
 	case last == "":
 		return AccountSwitchView{Reason: "noHistory"}, nil
-	case last == accountID:
+	case last == AccountDigest(accountID):
 		return AccountSwitchView{Reason: "sameAccount"}, nil
 	}
 	m.mu.Lock()

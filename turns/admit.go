@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"go.uber.org/zap"
+
 	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/filter"
 	"github.com/continuity-dev/continuity/hostapi"
@@ -46,7 +48,7 @@ type admission struct {
 	// persistent is the session policy without one-turn consent: it is
 	// what a compaction inside this turn uses (consent never covers one).
 	persistent bool
-	account    string
+	account    string // AccountDigest of the account it runs on
 	model      string
 	filter     *filter.Turn
 
@@ -111,11 +113,15 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 		return &Admission{Enabled: a.enabled, Source: a.source}, nil
 	}
 	header := s.header
-	account := req.AccountID
+	account := AccountDigest(req.AccountID)
+	changed := account != "" && account != s.account
 	if account == "" {
 		account = s.account
 	}
 	m.mu.Unlock()
+	if changed {
+		m.keepAccount(ctx, req.SessionID, account)
+	}
 
 	if header == nil && m.opt.Agents != nil {
 		// A lookup that fails leaves the birth evidence unknown, which
@@ -221,4 +227,16 @@ func (m *Manager) headerOf(sessionID string) *hostapi.SessionHeader {
 		return s.header
 	}
 	return nil
+}
+
+// keepAccount saves a session's new account digest for later processes. A
+// failed save is logged and never fails the turn: only an account switch
+// after a restart depends on it.
+func (m *Manager) keepAccount(ctx context.Context, sessionID, digest string) {
+	if m.opt.Accounts == nil {
+		return
+	}
+	if err := m.opt.Accounts.Save(ctx, sessionID, digest); err != nil {
+		m.opt.Log.Warn("account digest not kept", zap.String("session", sessionID), zap.Error(err))
+	}
 }

@@ -163,7 +163,7 @@ func TestModelChangeRevokesTheTurn(t *testing.T) {
 func TestAccountOfHistory(t *testing.T) {
 	r := newRig(t)
 	r.event("s1", "account/selected", map[string]string{"accountId": "acct-A"})
-	if got := r.LastAccount("s1"); got != "acct-A" {
+	if got := r.LastAccount("s1"); got != AccountDigest("acct-A") {
 		t.Fatalf("selected account = %q", got)
 	}
 	req := AgentRequest{SessionID: "s1", Turn: 1, Step: 1, RequestID: "r1", AccountID: "acct-B"}
@@ -171,7 +171,40 @@ func TestAccountOfHistory(t *testing.T) {
 	if _, err := r.Admit(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.LastAccount("s1"); got != "acct-B" {
+	if got := r.LastAccount("s1"); got != AccountDigest("acct-B") {
 		t.Fatalf("admitted account = %q", got)
+	}
+}
+
+// memAccounts is an Accounts that outlives a Manager, as the database does.
+type memAccounts map[string]string
+
+func (m memAccounts) Load(_ context.Context, id string) (string, error) { return m[id], nil }
+func (m memAccounts) Save(_ context.Context, id, d string) error        { m[id] = d; return nil }
+
+// DSH names the account only in agent/request: a later process still
+// knows the digest, so switching to another account pauses while the
+// policy is off, and the kept value is never the raw id.
+func TestAccountKeptAcrossRestartAsDigest(t *testing.T) {
+	kept := memAccounts{}
+	r := newRig(t)
+	first := New(Options{Policy: r.policy, Accounts: kept})
+	t.Cleanup(first.Close)
+	req := AgentRequest{SessionID: "s1", Turn: 1, Step: 1, RequestID: "r1", AccountID: "acct-A"}
+	req.Config.Provider, req.Config.Model = Provider, "m1"
+	if _, err := first.Admit(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if kept["s1"] != AccountDigest("acct-A") || kept["s1"] == "acct-A" {
+		t.Fatalf("kept %q", kept["s1"])
+	}
+	restarted := New(Options{Policy: r.policy, Accounts: kept})
+	t.Cleanup(restarted.Close)
+	v, err := restarted.AccountSwitch(context.Background(), "s1", "acct-B")
+	if err != nil || !v.Pause {
+		t.Fatalf("switch after restart: %+v %v", v, err)
+	}
+	if v, _ := restarted.AccountSwitch(context.Background(), "s1", "acct-A"); v.Pause || v.Reason != "sameAccount" {
+		t.Fatalf("same account after restart: %+v", v)
 	}
 }

@@ -4,72 +4,96 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
+	"github.com/continuity-dev/continuity/dshevent"
 	"github.com/continuity-dev/continuity/hostapi"
 	"github.com/continuity-dev/continuity/rejection"
 )
 
+// compactionData is what a bracket reads of a compaction event: the
+// members are read with gjson from the event's bytes, so a checkpoint
+// message's content is never decoded.
 type compactionData struct {
-	CompactionID string          `json:"compactionId"`
-	Turn         *int64          `json:"turn"`
-	Error        json.RawMessage `json:"error"`
-	Source       *struct {
-		Kind         string `json:"kind"`
-		CompactionID string `json:"compactionId"`
-	} `json:"source"`
+	id    string
+	turn  *int64
+	error json.RawMessage
+}
+
+// readCompaction reads compactionId, turn (an integer, or null between
+// turns) and error of a compaction/* event.
+func readCompaction(data []byte) (compactionData, string) {
+	var d compactionData
+	id := gjson.GetBytes(data, "compactionId")
+	if id.Type != gjson.String || id.Str == "" {
+		return d, "data.compactionId is not a non-empty string"
+	}
+	d.id = id.Str
+	switch t := gjson.GetBytes(data, "turn"); {
+	case t.Type == gjson.Number && t.Num >= 0 && t.Num == float64(int64(t.Num)):
+		n := int64(t.Num)
+		d.turn = &n
+	case t.Exists() && t.Type != gjson.Null:
+		return d, "data.turn is neither an integer nor null"
+	}
+	if e := gjson.GetBytes(data, "error"); e.Exists() {
+		d.error = json.RawMessage(e.Raw)
+	}
+	return d, ""
 }
 
 // observeCompactionLocked applies compaction/start|summary|end and the
 // checkpoint user/message. compaction/summary changes nothing: summary text
 // alone never settles a bracket, only the checkpoint and an error-free end.
-func (m *Manager) observeCompactionLocked(s *session, ev hostapi.Event) {
-	var d compactionData
-	if json.Unmarshal(ev.Data, &d) != nil {
+func (m *Manager) observeCompactionLocked(s *session, se hostapi.SessionEvent) {
+	ev := se.Event
+	b := s.comp
+	if ev.Type == "user/message" {
+		if id := dshevent.CheckpointOf(ev.Data); id != "" {
+			if br := b.open[id]; br != nil {
+				br.checkpoint = true
+			}
+		}
 		return
 	}
-	b := s.comp
+	d, bad := readCompaction(ev.Data)
+	if bad != "" {
+		m.skipped(se, ev.Type+": "+bad)
+		return
+	}
 	switch ev.Type {
 	case "compaction/start":
-		if d.CompactionID == "" || b.find(d.CompactionID) != nil {
+		if b.find(d.id) != nil {
 			return
 		}
 		if len(b.open) >= maxOpenBrackets {
-			b.refuse(d.CompactionID)
+			b.refuse(d.id)
 			return
 		}
-		br := &bracket{id: d.CompactionID, sessionID: s.id, turn: d.Turn, state: StateRunning}
+		br := &bracket{id: d.id, sessionID: s.id, turn: d.turn, state: StateRunning}
 		m.capturePolicyLocked(s, br)
 		b.open[br.id] = br
 		b.latestID = br.id
 		m.compactionNoticeLocked(s, br)
-	case "user/message":
-		if d.Source == nil || d.Source.Kind != "compact-checkpoint" {
-			return
-		}
-		if br := b.open[d.Source.CompactionID]; br != nil {
-			br.checkpoint = true
-		}
 	case "compaction/end":
-		if d.CompactionID == "" {
+		if b.wasRefused(d.id) {
+			b.unrefuse(d.id)
 			return
 		}
-		if b.wasRefused(d.CompactionID) {
-			b.unrefuse(d.CompactionID)
-			return
-		}
-		br := b.open[d.CompactionID]
+		br := b.open[d.id]
 		if br == nil {
-			if b.find(d.CompactionID) != nil {
+			if b.find(d.id) != nil {
 				return // ended twice: the first end stands
 			}
 			// Its start was never seen (the plugin restarted inside
 			// it): the outcome is unknown, never guessed.
-			br = &bracket{id: d.CompactionID, sessionID: s.id, turn: d.Turn}
+			br = &bracket{id: d.id, sessionID: s.id, turn: d.turn}
 			b.settle(br, StateUnknown)
 			b.latestID = br.id
 			m.compactionNoticeLocked(s, br)
 			return
 		}
-		b.settle(br, outcome(br, d.Error))
+		b.settle(br, outcome(br, d.error))
 		m.compactionNoticeLocked(s, br)
 	}
 }

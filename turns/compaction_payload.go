@@ -128,7 +128,8 @@ func (m *Manager) openBracketLocked(req PayloadRequest) (*bracket, error) {
 			return nil, diag.Newf(diag.CompactionScopeMismatch, "compaction %s belongs to another agent", id)
 		}
 	}
-	return nil, diag.Newf(diag.CompactionScopeUnavailable, "no open compaction %s was seen", id)
+	// A bracket this process never saw open (DSH Copilot plugin's code).
+	return nil, diag.Newf(diag.CompactionBoundaryUnavailable, "no open compaction %s was seen", id)
 }
 
 // bracketRevoked is the revocation check of a bracket's payloads: its

@@ -178,7 +178,7 @@ func TestCompactionRefusals(t *testing.T) {
 		code  string
 	}{
 		{"no compactionId", func(r *rig) {}, "", 0, "m1", diag.CompactionScopeUnavailable},
-		{"a bracket never seen", func(r *rig) {}, "c1", 0, "m1", diag.CompactionScopeUnavailable},
+		{"a bracket never seen", func(r *rig) {}, "c1", 0, "m1", diag.CompactionBoundaryUnavailable},
 		{"another agent's bracket", func(r *rig) { r.startCompaction("s2", "c1", nil) }, "c1", 0, "m1", diag.CompactionScopeMismatch},
 		{"another turn's bracket", func(r *rig) { r.mustAdmit("s1", 1, 1, "r1"); r.startCompaction("s1", "c1", turnPtr(1)) }, "c1", 2, "m1", diag.CompactionScopeMismatch},
 		{"a turn's bracket without its admission", func(r *rig) { r.startCompaction("s1", "c1", turnPtr(3)) }, "c1", 3, "m1", diag.CompactionBoundaryUnavailable},
@@ -190,7 +190,7 @@ func TestCompactionRefusals(t *testing.T) {
 		}, "c1", 0, "m2", diag.CompactionModelChanged},
 		{"the agent cannot be found", func(r *rig) { r.startCompaction("s1", "c1", nil); r.agents.missing["s1"] = true }, "c1", 0, "m1", diag.CompactionAgentUnavailable},
 		{"an ended bracket", func(r *rig) { r.startCompaction("s1", "c1", nil); r.endCompaction("s1", "c1", nil, nil) }, "c1", 0, "m1", diag.Revoked},
-		{"a disposed agent", func(r *rig) { r.startCompaction("s1", "c1", nil); r.Dispose("s1") }, "c1", 0, "m1", diag.CompactionScopeUnavailable},
+		{"a disposed agent", func(r *rig) { r.startCompaction("s1", "c1", nil); r.Dispose("s1") }, "c1", 0, "m1", diag.CompactionBoundaryUnavailable},
 		{"the 65th open bracket", func(r *rig) {
 			for i := 0; i <= maxOpenBrackets; i++ {
 				r.startCompaction("s1", fmt.Sprintf("c%d", i), nil)
@@ -234,4 +234,32 @@ func TestBracketLimits(t *testing.T) {
 	if got := r.state("s1", fmt.Sprintf("open%d", maxOpenBrackets)); got != StateUnknown {
 		t.Fatalf("the 65th bracket was opened: %s", got)
 	}
+}
+
+// DSH marks the checkpoint {kind:"plugin", plugin:"compact"} (0.1.x) or
+// {kind:"compact-checkpoint"} (0.1.7, 0.2.x), and its compaction/end has
+// no error member: both brackets complete. A turn/end whose reason is an
+// object ends its turn.
+func TestCheckpointInBothDSHFormats(t *testing.T) {
+	for _, src := range []map[string]any{
+		{"kind": "plugin", "plugin": "compact", "compactionId": "c1"},
+		{"kind": "compact-checkpoint", "compactionId": "c1"},
+	} {
+		r := newRig(t)
+		r.policy.set("s1", true)
+		r.startCompaction("s1", "c1", nil)
+		r.event("s1", "user/message", map[string]any{"role": "user", "source": src,
+			"content": []map[string]any{{"type": "text", "text": "summary"}}})
+		r.event("s1", "compaction/end", map[string]any{"compactionId": "c1", "turn": nil})
+		if id, st, _ := r.Compaction("s1"); id != "c1" || st != StateCompleted {
+			t.Fatalf("%v: %s %s", src, id, st)
+		}
+	}
+	r := newRig(t)
+	r.mustAdmit("s1", 1, 1, "r1")
+	r.event("s1", "turn/end", map[string]any{"turn": 1, "reason": map[string]any{"kind": "aborted", "reason": map[string]any{"kind": "user"}}})
+	if _, running := r.ActiveTurnEnabled("s1"); running {
+		t.Fatal("turn/end with an object reason did not end the turn")
+	}
+	r.mustAdmit("s1", 2, 1, "r2")
 }

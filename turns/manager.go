@@ -2,10 +2,13 @@ package turns
 
 import (
 	"context"
-	"encoding/json"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
+
+	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
 
 	"github.com/continuity-dev/continuity/filter"
 	"github.com/continuity-dev/continuity/hostapi"
@@ -40,6 +43,12 @@ type Options struct {
 	// Ready reports whether activation succeeded; admission is refused
 	// with INITIALIZATION_FAILED while it returns a non-nil error.
 	Ready func() error
+	// Accounts, when set, keeps each session's account digest across
+	// restarts (DSH names the account only in agent/request).
+	Accounts Accounts
+	// Log receives the named reasons why an event's effect was skipped;
+	// nil logs nothing.
+	Log *zap.Logger
 }
 
 // Manager holds every session's turn and compaction state.
@@ -63,7 +72,7 @@ type Manager struct {
 type session struct {
 	id        string
 	header    *hostapi.SessionHeader
-	account   string // last account/selected (or admitted with)
+	account   string // digest of the last account admitted with (or account/selected)
 	admitMu   sync.Mutex
 	current   *admission // the latest admission (possibly ended)
 	lastEnded int64      // highest turn that ended, -1 when none
@@ -80,6 +89,9 @@ func New(opt Options) *Manager {
 	}
 	if opt.Ready == nil {
 		opt.Ready = func() error { return nil }
+	}
+	if opt.Log == nil {
+		opt.Log = zap.NewNop()
 	}
 	return &Manager{
 		opt:      opt,
@@ -134,7 +146,10 @@ func (m *Manager) evictIdleLocked() {
 	}
 }
 
-// Observe applies one session event (the session/event notification).
+// Observe applies one session event (session.event or session/event).
+// It reads only the members it needs, from the event's own bytes: a
+// turn/end ends its turn whatever its reason says, and a member that does
+// not read is logged with its reason and skips only this effect.
 func (m *Manager) Observe(ev hostapi.SessionEvent) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -144,22 +159,36 @@ func (m *Manager) Observe(ev hostapi.SessionEvent) {
 	}
 	switch ev.Event.Type {
 	case "turn/end":
-		var d struct {
-			Turn *int64 `json:"turn"`
-		}
-		if json.Unmarshal(ev.Event.Data, &d) == nil && d.Turn != nil {
-			m.endTurnLocked(s, *d.Turn)
+		if turn, ok := m.intMember(ev, "turn"); ok {
+			m.endTurnLocked(s, turn)
 		}
 	case "account/selected":
-		var d struct {
-			AccountID string `json:"accountId"`
-		}
-		if json.Unmarshal(ev.Event.Data, &d) == nil && d.AccountID != "" {
-			s.account = d.AccountID
+		if id := gjson.GetBytes(ev.Event.Data, "accountId"); id.Type == gjson.String && id.Str != "" {
+			s.account = AccountDigest(id.Str)
+		} else {
+			m.skipped(ev, "account/selected: data.accountId is not a non-empty string")
 		}
 	case "compaction/start", "compaction/summary", "compaction/end", "user/message":
-		m.observeCompactionLocked(s, ev.Event)
+		m.observeCompactionLocked(s, ev)
 	}
+}
+
+// intMember reads data.<name> as a non-negative integer, logging why not.
+func (m *Manager) intMember(ev hostapi.SessionEvent, name string) (int64, bool) {
+	v := gjson.GetBytes(ev.Event.Data, name)
+	n, err := strconv.ParseInt(v.Raw, 10, 64)
+	if v.Type != gjson.Number || err != nil || n < 0 {
+		m.skipped(ev, ev.Event.Type+": data."+name+" is not a non-negative integer")
+		return 0, false
+	}
+	return n, true
+}
+
+// skipped logs an event effect that was not applied, with its reason. The
+// reason names members, never their values.
+func (m *Manager) skipped(ev hostapi.SessionEvent, reason string) {
+	m.opt.Log.Warn("session event effect skipped", zap.String("session", ev.SessionID),
+		zap.Int64("seq", ev.Event.Seq), zap.String("reason", reason))
 }
 
 // endTurnLocked ends the admission of turn (turn/end): later payloads for it
@@ -223,8 +252,9 @@ func (m *Manager) Compaction(sessionID string) (id, state string, ok bool) {
 	return s.comp.latest()
 }
 
-// LastAccount returns the account the session's history was last made
-// with: the latest admitted turn's account, else the last account/selected.
+// LastAccount returns the digest of the account the session's history was
+// last made with: the latest admitted turn's account, else the last
+// account/selected.
 func (m *Manager) LastAccount(sessionID string) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
