@@ -15,8 +15,8 @@ import (
 	"github.com/continuity-dev/continuity/fixtures/supplier"
 )
 
-// turnsXFixtures is the shared folder of real pi-ai request bodies.
-var turnsXFixtures = filepath.Join("..", "..", "shared", "fixtures", "pi-ai-abab")
+// turnsXFixtures is the repository copy of the real pi-ai request bodies.
+var turnsXFixtures = filepath.Join("..", "fixtures", "supplier", "testdata", "pi-ai-abab")
 
 type turnsXRecord struct {
 	File        string   `json:"file"`
