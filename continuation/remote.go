@@ -33,9 +33,6 @@ func remoteArgs(method string, args json.RawMessage, v any) error {
 	return nil
 }
 
-// RemoteMethods lists the continuity Remote methods this package serves.
-func RemoteMethods() []string { return []string{RemoteLineage, RemoteHandoff, RemoteManifest} }
-
 // Remote serves continuity.lineage {agentId}, continuity.handoff {edgeId}
 // and continuity.manifest {manifestId}. args are checked against
 // remote/continuity/<method>.args. The value goes in {ok: true, value}; an
