@@ -35,6 +35,9 @@ const (
 	InitializationFailed = "COPILOT_CONTINUATION_INITIALIZATION_FAILED"
 	TurnInvalid          = "COPILOT_CONTINUATION_TURN_INVALID"
 	TurnUnsettled        = "COPILOT_CONTINUATION_TURN_UNSETTLED"
+	// StorageUnavailable is a data directory (or a store in it) that
+	// cannot be created, opened or written.
+	StorageUnavailable = "COPILOT_CONTINUATION_STORAGE_UNAVAILABLE"
 )
 
 // Compaction codes.
@@ -49,12 +52,19 @@ const (
 
 // Error is one named diagnostic. Code is stable and machine-readable;
 // Message is a short English sentence for people; Data carries extra
-// structured fields (ids, counts, revisions) that go out in data.
+// structured fields (ids, counts, revisions) that go out in data. Cause,
+// when set, is the error that led to it: it is kept for errors.Is/As and
+// for logs, and never sent (only Code, Message and Data are).
 type Error struct {
 	Code    string
 	Message string
 	Data    map[string]any
+	Cause   error
 }
+
+// Unwrap returns the cause, so errors.Is(err, fs.ErrPermission) and the
+// like see through a diagnostic.
+func (e *Error) Unwrap() error { return e.Cause }
 
 // Error returns "CODE: message", the form hosts see in JSON-RPC messages.
 func (e *Error) Error() string {
@@ -74,6 +84,11 @@ func (e *Error) Is(target error) bool {
 // New returns a diagnostic with the given code and message.
 func New(code, message string) *Error {
 	return &Error{Code: code, Message: message}
+}
+
+// Wrap returns a diagnostic that keeps cause behind it.
+func Wrap(code, message string, cause error) *Error {
+	return &Error{Code: code, Message: message, Cause: cause}
 }
 
 // Newf returns a diagnostic with a formatted message.
@@ -99,6 +114,20 @@ func CodeOf(err error) string {
 		return d.Code
 	}
 	return ""
+}
+
+// MessageOf returns the message of the diagnostic in err's chain, or a
+// generic sentence when there is none (the text of an arbitrary error may
+// hold anything and is for the log only).
+func MessageOf(err error) string {
+	var d *Error
+	if errors.As(err, &d) {
+		if d.Message != "" {
+			return d.Message
+		}
+		return d.Code
+	}
+	return "an internal error occurred"
 }
 
 // Has reports whether err's chain holds a diagnostic with this code.

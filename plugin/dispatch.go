@@ -21,6 +21,9 @@ type method struct {
 	notify func(params []byte)
 	// early marks methods allowed before initialize completes.
 	early bool
+	// opens marks initialize: once its params pass the check it holds
+	// the gate opening, and its return opens or closes it (initGate).
+	opens bool
 	// afterReply runs once the reply is written (shutdown uses it to exit
 	// only after its answer is flushed).
 	afterReply func()
@@ -52,15 +55,12 @@ type dispatcher struct {
 	methods map[string]method
 	stream  *wire.Stream
 	log     *zap.Logger
-	ready   atomic.Bool
-
-	// Notifications that arrive while initialize runs are held and applied,
-	// in order, once it succeeds: a host bridge may forward events right
-	// behind its initialize request.
-	notifyMu     sync.Mutex
-	initializing bool
-	held         []heldNote
-	base         context.Context
+	// gate holds feature methods until initialize succeeds; notifications
+	// that arrive while it runs are held and applied in order once it
+	// does (a host bridge may forward events right behind initialize).
+	gate initGate
+	// base is Serve's context: every request's context derives from it.
+	base context.Context
 
 	mu       sync.Mutex
 	inflight map[jsonrpc2.ID]*inflight
@@ -84,22 +84,13 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 			d.log.Debug("ignored notification", zap.String("method", req.Method))
 			return
 		}
-		d.notifyMu.Lock()
-		defer d.notifyMu.Unlock()
-		switch {
-		case m.early || d.ready.Load():
-			d.apply(req.Method, m, params)
-		case d.initializing:
-			d.held = append(d.held, heldNote{req.Method, m, params})
-		default:
-			d.log.Warn("notification before initialize", zap.String("method", req.Method))
+		n := heldNote{req.Method, m, params}
+		if m.early {
+			d.apply(n)
+			return
 		}
+		d.gate.notify(n, d.apply)
 		return
-	}
-	if req.Method == "initialize" && !d.ready.Load() {
-		d.notifyMu.Lock()
-		d.initializing = true
-		d.notifyMu.Unlock()
 	}
 	fail := func(code int, msg string, data map[string]any) {
 		d.reply(conn, req.ID, nil, &protocolError{code: code, msg: msg, data: data})
@@ -111,12 +102,17 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 	case m.call == nil:
 		fail(wire.CodeInvalidRequest, req.Method+" is a notification and takes no id", nil)
 		return
-	case !m.early && !d.ready.Load():
+	case !m.early && !d.gate.open():
 		fail(wire.CodeNotInitialized, "not initialized: send initialize first", nil)
 		return
 	}
 	if err := m.check(params); err != nil {
 		d.reply(conn, req.ID, nil, err)
+		release()
+		return
+	}
+	if m.opens && !d.gate.begin() {
+		fail(wire.CodeInvalidRequest, "initialize is already running", nil)
 		release()
 		return
 	}
@@ -126,6 +122,9 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 	if _, dup := d.inflight[req.ID]; dup {
 		d.mu.Unlock()
 		cancel()
+		if m.opens {
+			d.gate.finish(false, d.apply)
+		}
 		fail(wire.CodeInvalidRequest, "a request with this id is still running", nil)
 		release()
 		return
@@ -136,6 +135,9 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 	go func() {
 		defer d.wg.Done()
 		result, err := m.call(ctx, params)
+		if m.opens {
+			d.gate.finish(err == nil, d.apply)
+		}
 		d.mu.Lock()
 		delete(d.inflight, req.ID)
 		d.mu.Unlock()
@@ -157,37 +159,14 @@ func (d *dispatcher) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc
 	}()
 }
 
-// heldNote is a notification waiting for initialize to finish.
-type heldNote struct {
-	method string
-	m      method
-	params []byte
-}
-
-// apply checks and applies one notification; d.notifyMu is held.
-func (d *dispatcher) apply(name string, m method, params []byte) {
-	if err := m.check(params); err != nil {
-		d.log.Warn("invalid notification", zap.String("method", name), zap.String("reason", err.Error()))
+// apply checks and applies one notification, in the read loop or, for
+// held ones, when initialize finishes.
+func (d *dispatcher) apply(n heldNote) {
+	if err := n.m.check(n.params); err != nil {
+		d.log.Warn("invalid notification", zap.String("method", n.method), zap.String("reason", err.Error()))
 		return
 	}
-	m.notify(params)
-}
-
-// initialized ends an initialize: on success the held notifications are
-// applied in arrival order and the feature methods open; on failure they
-// are dropped, as notifications before initialize always are.
-func (d *dispatcher) initialized(ok bool) {
-	d.notifyMu.Lock()
-	defer d.notifyMu.Unlock()
-	if ok {
-		for _, h := range d.held {
-			d.apply(h.method, h.m, h.params)
-		}
-		d.ready.Store(true)
-	} else if len(d.held) > 0 {
-		d.log.Warn("notifications before initialize dropped", zap.Int("count", len(d.held)))
-	}
-	d.held, d.initializing = nil, false
+	n.m.notify(n.params)
 }
 
 // cancelRequest handles $/cancelRequest from the host.

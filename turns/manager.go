@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/continuity-dev/continuity/filter"
 	"github.com/continuity-dev/continuity/hostapi"
 	"github.com/continuity-dev/continuity/settings"
@@ -40,6 +42,12 @@ type Options struct {
 	// Ready reports whether activation succeeded; admission is refused
 	// with INITIALIZATION_FAILED while it returns a non-nil error.
 	Ready func() error
+	// Base is the context the notice queue's sends derive from (the
+	// connection's); nil means context.Background().
+	Base context.Context
+	// Log receives the lines of notices that could not be sent; nil
+	// discards them.
+	Log *zap.Logger
 }
 
 // Manager holds every session's turn and compaction state.
@@ -81,18 +89,25 @@ func New(opt Options) *Manager {
 	if opt.Ready == nil {
 		opt.Ready = func() error { return nil }
 	}
+	if opt.Base == nil {
+		opt.Base = context.Background()
+	}
+	if opt.Log == nil {
+		opt.Log = zap.NewNop()
+	}
 	return &Manager{
 		opt:      opt,
 		retained: filter.NewRetained(opt.Now, 0),
 		retry408: retries{byID: map[string]*retryEntry{}},
-		notices:  newNotifier(opt.Emitter),
+		notices:  newNotifier(opt.Base, opt.Emitter, opt.Log),
 		sessions: map[string]*session{},
 		requests: newBindings(),
 	}
 }
 
-// Close stops the notice queue after it drains.
-func (m *Manager) Close() { m.notices.close() }
+// Close sends the queued notices until ctx ends and returns once the
+// notice queue's goroutine has stopped.
+func (m *Manager) Close(ctx context.Context) { m.notices.close(ctx) }
 
 // maxSessions bounds the sessions held in memory. A host that never sends
 // agent/disposed would otherwise grow the map forever; idle sessions are
