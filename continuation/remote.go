@@ -19,7 +19,7 @@ const (
 // continuity namespace uses it (boundary and the plugin's own methods do),
 // so a client handles bad args one way; tool arguments keep
 // CONTINUITY_ARGUMENTS_INVALID.
-const RemoteArgumentsInvalid = "arguments-invalid"
+const RemoteArgumentsInvalid = diag.ArgumentsInvalid
 
 // remoteArgs decodes Remote args, naming a mismatch arguments-invalid.
 func remoteArgs(method string, args json.RawMessage, v any) error {

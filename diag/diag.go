@@ -1,11 +1,16 @@
 // Package diag holds the named diagnostics that continuity reports to hosts.
 //
-// Every domain failure in the plugin is a *diag.Error carrying one of the
-// codes below. Packages return them (wrapped with %w where useful); the wire
-// layer alone maps them to JSON-RPC -32001 errors with the code at the start
-// of the message and in data.code, so hosts that forward only the message
-// still see the code. Messages never contain ciphertext, message text or
-// credentials: callers put ids and counts in them, nothing else.
+// Every domain failure in the plugin is a *diag.Error carrying a code:
+// the COPILOT_CONTINUATION_* codes below, the DSH Remote codes of
+// envelope.go, or a feature package's CONTINUITY_* codes (continuation,
+// boundary; listed in ui-contract/schemas/codes). Packages return them
+// (wrapped with %w where useful). BodyOf (envelope.go) is the one mapping
+// from an error to what a host sees; the three envelopes — JSON-RPC errors
+// (-32001 with the code at the start of the message and in data.code, so
+// hosts that forward only the message still see it), Remote envelopes and
+// tool results — format its Body. Messages never contain ciphertext,
+// message text or credentials: callers put ids and counts in them, nothing
+// else.
 package diag
 
 import (
@@ -114,20 +119,6 @@ func CodeOf(err error) string {
 		return d.Code
 	}
 	return ""
-}
-
-// MessageOf returns the message of the diagnostic in err's chain, or a
-// generic sentence when there is none (the text of an arbitrary error may
-// hold anything and is for the log only).
-func MessageOf(err error) string {
-	var d *Error
-	if errors.As(err, &d) {
-		if d.Message != "" {
-			return d.Message
-		}
-		return d.Code
-	}
-	return "an internal error occurred"
 }
 
 // Has reports whether err's chain holds a diagnostic with this code.

@@ -175,6 +175,7 @@ func (d *dispatcher) cancelRequest(params []byte) {
 		ID jsonrpc2.ID `json:"id"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
+		d.log.Warn("$/cancelRequest not applied", zap.String("reason", err.Error()))
 		return
 	}
 	d.mu.Lock()
@@ -199,8 +200,12 @@ func (d *dispatcher) reply(conn *jsonrpc2.Conn, id jsonrpc2.ID, result any, err 
 		}
 		var data *json.RawMessage
 		if e.Data != nil {
-			b, _ := json.Marshal(e.Data)
-			data = (*json.RawMessage)(&b)
+			b, merr := json.Marshal(e.Data)
+			if merr != nil {
+				d.log.Error("error data not encoded; sent without it", zap.Error(merr))
+			} else {
+				data = (*json.RawMessage)(&b)
+			}
 		}
 		if werr := conn.ReplyWithError(ctx, id, &jsonrpc2.Error{Code: int64(e.Code), Message: e.Message, Data: data}); werr != nil {
 			d.log.Debug("reply not sent", zap.Error(werr))

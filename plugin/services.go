@@ -169,20 +169,9 @@ func storageError(what string, err error) error {
 // failedActivation is the activation a failure reports: its code, or
 // INITIALIZATION_FAILED for an error without one, and its message.
 func failedActivation(err error) activation {
-	code := diag.CodeOf(err)
-	if code == "" {
-		code = diag.InitializationFailed
-	}
-	reason := diag.MessageOf(err)
-	if len(reason) > maxReason {
-		reason = reason[:maxReason] + "…"
-	}
-	return activation{State: "failed", Code: code, Reason: reason}
+	b := diag.BodyOf(err, diag.InitializationFailed)
+	return activation{State: "failed", Code: b.Code, Reason: b.Message}
 }
-
-// maxReason bounds activation.reason (a system error may quote a long
-// path).
-const maxReason = 512
 
 // unavailableSettings is the embedded settings store of a data directory
 // that cannot be used: every read and write fails with the reason, so the
