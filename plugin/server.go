@@ -71,12 +71,14 @@ type Server struct {
 }
 
 // Serve runs the plugin until the host closes stdin or sends shutdown, then
-// returns after in-flight requests finish, within ExitWithin.
+// returns after in-flight requests finish, within ExitWithin. Nothing ends
+// it with an error: bad input is answered on the wire and failures of the
+// features are reported to the host (activation, envelopes) and logged.
 //
 // Everything a handler reads (the connection, the host client, the method
 // table) is wired before the first byte is read: the read loop starts when
 // the gate opens, after the assignments below.
-func Serve(ctx context.Context, cfg Config) error {
+func Serve(ctx context.Context, cfg Config) {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
@@ -113,8 +115,6 @@ func Serve(ctx context.Context, cfg Config) error {
 	s.disp.cancelAll()
 	s.drain(s.disp.wait)
 	s.drain(s.closeServices)
-	cancel()
-	return nil
 }
 
 // drain runs wait with a context that ends at the exit deadline, which the
