@@ -15,7 +15,7 @@ const (
 )
 
 // RemoteArgumentsInvalid is the DSH Remote code for bad args (PROTOCOL.md §5).
-const RemoteArgumentsInvalid = "arguments-invalid"
+const RemoteArgumentsInvalid = diag.ArgumentsInvalid
 
 // Remote serves continuity.<method>: boundary returns the session's latest
 // decision record. Unknown methods are CONTINUITY_BOUNDARY_UNKNOWN_METHOD;

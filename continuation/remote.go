@@ -19,7 +19,7 @@ const (
 // continuity namespace uses it (boundary and the plugin's own methods do),
 // so a client handles bad args one way; tool arguments keep
 // CONTINUITY_ARGUMENTS_INVALID.
-const RemoteArgumentsInvalid = "arguments-invalid"
+const RemoteArgumentsInvalid = diag.ArgumentsInvalid
 
 // remoteArgs decodes Remote args, naming a mismatch arguments-invalid.
 func remoteArgs(method string, args json.RawMessage, v any) error {
@@ -32,9 +32,6 @@ func remoteArgs(method string, args json.RawMessage, v any) error {
 	}
 	return nil
 }
-
-// RemoteMethods lists the continuity Remote methods this package serves.
-func RemoteMethods() []string { return []string{RemoteLineage, RemoteHandoff, RemoteManifest} }
 
 // Remote serves continuity.lineage {agentId}, continuity.handoff {edgeId}
 // and continuity.manifest {manifestId}. args are checked against

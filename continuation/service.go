@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 
 	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/hostapi"
@@ -79,15 +78,8 @@ type ErrorBody struct {
 // errorBody turns any error into a named ErrorBody; an error without a
 // code is reported as a store failure rather than without a name.
 func errorBody(err error) ErrorBody {
-	var d *diag.Error
-	if !errors.As(err, &d) {
-		d = diag.New(CodeStoreFailed, "internal failure")
-	}
-	details := d.Data
-	if details == nil {
-		details = map[string]any{}
-	}
-	return ErrorBody{Code: d.Code, Message: d.Message, Details: details}
+	b := diag.BodyOf(err, CodeStoreFailed)
+	return ErrorBody{Code: b.Code, Message: b.Message, Details: b.Details}
 }
 
 // ErrorResult is a failed tool call as the model reads it: the code leads

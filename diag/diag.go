@@ -1,11 +1,16 @@
 // Package diag holds the named diagnostics that continuity reports to hosts.
 //
-// Every domain failure in the plugin is a *diag.Error carrying one of the
-// codes below. Packages return them (wrapped with %w where useful); the wire
-// layer alone maps them to JSON-RPC -32001 errors with the code at the start
-// of the message and in data.code, so hosts that forward only the message
-// still see the code. Messages never contain ciphertext, message text or
-// credentials: callers put ids and counts in them, nothing else.
+// Every domain failure in the plugin is a *diag.Error carrying a code:
+// the COPILOT_CONTINUATION_* codes below, the DSH Remote codes of
+// envelope.go, or a feature package's CONTINUITY_* codes (continuation,
+// boundary; listed in ui-contract/schemas/codes). Packages return them
+// (wrapped with %w where useful). BodyOf (envelope.go) is the one mapping
+// from an error to what a host sees; the three envelopes — JSON-RPC errors
+// (-32001 with the code at the start of the message and in data.code, so
+// hosts that forward only the message still see it), Remote envelopes and
+// tool results — format its Body. Messages never contain ciphertext,
+// message text or credentials: callers put ids and counts in them, nothing
+// else.
 package diag
 
 import (
@@ -35,6 +40,9 @@ const (
 	InitializationFailed = "COPILOT_CONTINUATION_INITIALIZATION_FAILED"
 	TurnInvalid          = "COPILOT_CONTINUATION_TURN_INVALID"
 	TurnUnsettled        = "COPILOT_CONTINUATION_TURN_UNSETTLED"
+	// StorageUnavailable is a data directory (or a store in it) that
+	// cannot be created, opened or written.
+	StorageUnavailable = "COPILOT_CONTINUATION_STORAGE_UNAVAILABLE"
 )
 
 // Compaction codes.
@@ -49,12 +57,19 @@ const (
 
 // Error is one named diagnostic. Code is stable and machine-readable;
 // Message is a short English sentence for people; Data carries extra
-// structured fields (ids, counts, revisions) that go out in data.
+// structured fields (ids, counts, revisions) that go out in data. Cause,
+// when set, is the error that led to it: it is kept for errors.Is/As and
+// for logs, and never sent (only Code, Message and Data are).
 type Error struct {
 	Code    string
 	Message string
 	Data    map[string]any
+	Cause   error
 }
+
+// Unwrap returns the cause, so errors.Is(err, fs.ErrPermission) and the
+// like see through a diagnostic.
+func (e *Error) Unwrap() error { return e.Cause }
 
 // Error returns "CODE: message", the form hosts see in JSON-RPC messages.
 func (e *Error) Error() string {
@@ -74,6 +89,11 @@ func (e *Error) Is(target error) bool {
 // New returns a diagnostic with the given code and message.
 func New(code, message string) *Error {
 	return &Error{Code: code, Message: message}
+}
+
+// Wrap returns a diagnostic that keeps cause behind it.
+func Wrap(code, message string, cause error) *Error {
+	return &Error{Code: code, Message: message, Cause: cause}
 }
 
 // Newf returns a diagnostic with a formatted message.

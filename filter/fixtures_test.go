@@ -13,9 +13,9 @@ import (
 	"testing"
 )
 
-// fixtureDir holds the real pi-ai request bodies; CI lays the shared
-// directory beside the clone.
-var fixtureDir = filepath.Join("..", "..", "shared", "fixtures", "pi-ai-abab")
+// fixtureDir holds the real pi-ai request bodies (the repository's copy,
+// kept by the supplier fixtures).
+var fixtureDir = filepath.Join("..", "fixtures", "supplier", "testdata", "pi-ai-abab")
 
 type abab struct {
 	Keys    map[string]string `json:"keys"`

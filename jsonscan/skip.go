@@ -32,7 +32,7 @@ func (e *SyntaxError) Error() string {
 
 func syntaxError(off int) error { return &SyntaxError{Offset: off} }
 
-// ws returns the index of the first non-whitespace byte at or after i.
+// WS returns the index of the first non-whitespace byte at or after i.
 func (s *Scanner) WS(i int) int {
 	for i < len(s.B) {
 		switch s.B[i] {
@@ -103,7 +103,7 @@ func (s *Scanner) lit(i int) (int, error) {
 	return 0, syntaxError(i)
 }
 
-// key skips the member name at i (which must be a string), the colon and
+// Key skips the member name at i (which must be a string), the colon and
 // the whitespace around it, returning the name's end and the value start.
 func (s *Scanner) Key(i int) (keyEnd, valStart int, err error) {
 	if i >= len(s.B) || s.B[i] != '"' {
@@ -119,7 +119,7 @@ func (s *Scanner) Key(i int) (keyEnd, valStart int, err error) {
 	return keyEnd, s.WS(i + 1), nil
 }
 
-// value skips the value starting at i (a non-whitespace byte) and returns
+// Value skips the value starting at i (a non-whitespace byte) and returns
 // the index just past it. It keeps its own bracket stack instead of
 // recursing, so arbitrarily deep nesting cannot exhaust the goroutine stack.
 func (s *Scanner) Value(i int) (int, error) {

@@ -85,7 +85,7 @@ func printablePrefix(seg []byte) int {
 	return i
 }
 
-// str skips the string whose opening quote is at i and returns the index
+// Str skips the string whose opening quote is at i and returns the index
 // just past its closing quote. It sets s.Plain when the string is printable
 // ASCII without escapes, so its value is its bytes and its UTF-16 length is
 // its byte length. The closing quote is found with the vectorised

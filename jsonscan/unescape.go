@@ -12,7 +12,7 @@ import (
 // own three-byte sequence instead of U+FFFD, so distinct code-unit strings
 // never collide.
 
-// appendEscape decodes the escape sequence at the start of raw (which
+// AppendEscape decodes the escape sequence at the start of raw (which
 // begins with a backslash) onto dst and returns dst and the bytes consumed;
 // consumed is 0 when the sequence is malformed. A high surrogate followed
 // by a low-surrogate escape is decoded as one supplementary character.
@@ -67,7 +67,7 @@ func appendWTF8(dst []byte, r rune) []byte {
 	return append(dst, 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
 }
 
-// decoded returns the value of the JSON string content raw (without its
+// Decoded returns the value of the JSON string content raw (without its
 // quotes): raw itself when it has no escapes, otherwise a decoding into the
 // Scanner's scratch buffer, valid until the next call. ok is false when an
 // escape is malformed, which only trusted input can reach.
@@ -93,7 +93,7 @@ func (s *Scanner) Decoded(raw []byte) (v []byte, ok bool) {
 	return out, true
 }
 
-// strIs reports whether the JSON string value whose raw bytes (with quotes)
+// StrIs reports whether the JSON string value whose raw bytes (with quotes)
 // are raw equals want. A value that is not a string never matches.
 func (s *Scanner) StrIs(raw []byte, want string) bool {
 	if len(raw) < 2 || raw[0] != '"' {

@@ -30,6 +30,9 @@ type method struct {
 	notify func(params []byte)
 	// early marks methods allowed before initialize completes.
 	early bool
+	// opens marks initialize: once its params pass the check it holds
+	// the gate opening, and its return opens or closes it (initGate).
+	opens bool
 	// afterReply runs once the reply is written (shutdown uses it to exit
 	// only after its answer is flushed).
 	afterReply func()
@@ -66,15 +69,12 @@ type dispatcher struct {
 	methods map[string]method
 	stream  *wire.Stream
 	log     *zap.Logger
-	ready   atomic.Bool
-
-	// Notifications that arrive while initialize runs are held and applied,
-	// in order, once it succeeds: a host bridge may forward events right
-	// behind its initialize request.
-	notifyMu     sync.Mutex
-	initializing bool
-	held         []heldNote
-	base         context.Context
+	// gate holds feature methods until initialize succeeds; notifications
+	// that arrive while it runs are held and applied in order once it
+	// does (a host bridge may forward events right behind initialize).
+	gate initGate
+	// base is Serve's context: every request's context derives from it.
+	base context.Context
 
 	mu       sync.Mutex
 	inflight map[string]*inflight // by wire.ID key
@@ -100,23 +100,13 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 			d.log.Debug("ignored notification", zap.String("method", req.Method))
 			return
 		}
-		d.notifyMu.Lock()
-		defer d.notifyMu.Unlock()
-		switch {
-		case m.early || d.ready.Load():
-			d.apply(req.Method, m, params)
-		case d.initializing:
-			d.held = append(d.held, heldNote{req.Method, m, params})
-		default:
-			params.Release()
-			d.log.Warn("notification before initialize", zap.String("method", req.Method))
+		n := heldNote{req.Method, m, params}
+		if m.early {
+			d.apply(n)
+			return
 		}
+		d.gate.notify(n, d.apply)
 		return
-	}
-	if req.Method == "initialize" && !d.ready.Load() {
-		d.notifyMu.Lock()
-		d.initializing = true
-		d.notifyMu.Unlock()
 	}
 	fail := func(code int, msg string) {
 		params.Release()
@@ -129,7 +119,7 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 	case m.call == nil && m.borrow == nil:
 		fail(wire.CodeInvalidRequest, req.Method+" is a notification and takes no id")
 		return
-	case !m.early && !d.ready.Load():
+	case !m.early && !d.gate.open():
 		fail(wire.CodeNotInitialized, "not initialized: send initialize first")
 		return
 	}
@@ -138,12 +128,19 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 		d.reply(in.ID, nil, err)
 		return
 	}
+	if m.opens && !d.gate.begin() {
+		fail(wire.CodeInvalidRequest, "initialize is already running")
+		return
+	}
 	ctx, cancel := context.WithCancel(d.base)
 	f := &inflight{cancel: cancel}
 	d.mu.Lock()
 	if _, dup := d.inflight[in.ID.Key()]; dup {
 		d.mu.Unlock()
 		cancel()
+		if m.opens {
+			d.gate.finish(false, d.apply)
+		}
 		fail(wire.CodeInvalidRequest, "a request with this id is still running")
 		return
 	}
@@ -153,6 +150,9 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 	go func() {
 		defer d.wg.Done()
 		result, err := m.run(ctx, params)
+		if m.opens {
+			d.gate.finish(err == nil, d.apply)
+		}
 		d.mu.Lock()
 		delete(d.inflight, in.ID.Key())
 		d.mu.Unlock()
@@ -172,42 +172,25 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 }
 
 // heldNote is a notification waiting for initialize to finish; it owns
-// its params until applied or dropped.
+// its params until applied (its handler keeps them) or dropped.
 type heldNote struct {
 	method string
 	m      method
 	params *wire.Params
 }
 
-// apply checks and applies one notification, whose handler keeps its
-// params; d.notifyMu is held.
-func (d *dispatcher) apply(name string, m method, params *wire.Params) {
-	defer params.Keep()
-	if err := m.check(params.Bytes()); err != nil {
-		d.log.Warn("invalid notification", zap.String("method", name), zap.String("reason", err.Error()))
+// drop gives up a notification that will never be applied.
+func (n heldNote) drop() { n.params.Release() }
+
+// apply checks and applies one notification, in the read loop or, for
+// held ones, when initialize finishes; the handler keeps its params.
+func (d *dispatcher) apply(n heldNote) {
+	defer n.params.Keep()
+	if err := n.m.check(n.params.Bytes()); err != nil {
+		d.log.Warn("invalid notification", zap.String("method", n.method), zap.String("reason", err.Error()))
 		return
 	}
-	m.notify(params.Bytes())
-}
-
-// initialized ends an initialize: on success the held notifications are
-// applied in arrival order and the feature methods open; on failure they
-// are dropped, as notifications before initialize always are.
-func (d *dispatcher) initialized(ok bool) {
-	d.notifyMu.Lock()
-	defer d.notifyMu.Unlock()
-	if ok {
-		for _, h := range d.held {
-			d.apply(h.method, h.m, h.params)
-		}
-		d.ready.Store(true)
-	} else if len(d.held) > 0 {
-		for _, h := range d.held {
-			h.params.Release()
-		}
-		d.log.Warn("notifications before initialize dropped", zap.Int("count", len(d.held)))
-	}
-	d.held, d.initializing = nil, false
+	n.m.notify(n.params.Bytes())
 }
 
 // cancelRequest handles $/cancelRequest from the host. The id is compared

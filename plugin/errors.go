@@ -24,23 +24,25 @@ func invalidParams(msg string) error {
 // errCancelled marks a request cancelled by $/cancelRequest.
 var errCancelled = &protocolError{code: wire.CodeCancelled, msg: "request cancelled"}
 
-// rpcError is the one place that maps failures to JSON-RPC errors:
-// protocol errors keep their code, diagnostics become -32001 with the code at
-// the start of the message and in data.code, anything else is -32603 with a
-// generic message (details go to the log, never to the host).
+// rpcError is the JSON-RPC envelope of a failure: protocol errors keep
+// their code; diagnostics become -32001 with diag.BodyOf's code at the
+// start of the message and in data.code (the same body Remote envelopes
+// and tool results carry); a cancellation is -32800; anything else is
+// -32603 with a generic message (the dispatcher logs the details, never
+// sending them to the host).
 func rpcError(err error) *wire.Error {
 	var pe *protocolError
 	if errors.As(err, &pe) {
 		return &wire.Error{Code: pe.code, Message: pe.msg, Data: pe.data}
 	}
-	var d *diag.Error
-	if errors.As(err, &d) {
-		data := make(map[string]any, len(d.Data)+1)
-		for k, v := range d.Data {
-			data[k] = v
+	if diag.Known(err) {
+		b := diag.BodyOf(err, "")
+		msg := b.Code
+		if b.Message != b.Code {
+			msg += ": " + b.Message
 		}
-		data["code"] = d.Code
-		return &wire.Error{Code: wire.CodeDomain, Message: d.Error(), Data: data}
+		b.Details["code"] = b.Code
+		return &wire.Error{Code: wire.CodeDomain, Message: msg, Data: b.Details}
 	}
 	if errors.Is(err, context.Canceled) {
 		return &wire.Error{Code: wire.CodeCancelled, Message: "request cancelled"}

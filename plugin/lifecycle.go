@@ -39,27 +39,30 @@ type initializeResult struct {
 	Capabilities    capabilities `json:"capabilities"`
 }
 
+// activation is initialize's account of what could start. A failed one
+// names its code and, in reason, why in a sentence that holds no secret
+// (a path, a system error), so the host need not read stderr.
 type activation struct {
-	State string `json:"state"`
-	Code  string `json:"code,omitempty"`
+	State  string `json:"state"`
+	Code   string `json:"code,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
+// initialize starts the feature services. The dispatcher opens or closes
+// the init gate from its return (see initGate); a data directory that
+// cannot be used is not a failed initialize but a failed activation, so
+// the host learns why and what still works keeps working (services.go).
 func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 	var p initializeParams
 	if err := json.Unmarshal(raw, &p); err != nil {
-		s.disp.initialized(false)
 		return nil, invalidParams("initialize: " + wire.DecodeError(err))
 	}
 	if p.ProtocolVersion != ProtocolVersion {
-		s.disp.initialized(false)
 		return nil, &protocolError{code: wire.CodeInvalidParams,
 			msg:  "unsupported protocol version",
 			data: map[string]any{"code": "PROTOCOL_VERSION_UNSUPPORTED", "supported": []string{ProtocolVersion}}}
 	}
-	s.mu.Lock()
-	already := s.services != nil
-	s.mu.Unlock()
-	if already {
+	if s.svc() != nil {
 		return nil, &protocolError{code: wire.CodeInvalidRequest, msg: "already initialized"}
 	}
 	dir := p.DataDir
@@ -71,18 +74,11 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 	}
 	svc, act, err := s.startServices(ctx, dir, p.Capabilities)
 	if err != nil {
-		s.disp.initialized(false)
 		return nil, err
 	}
 	s.mu.Lock()
-	if s.services != nil {
-		s.mu.Unlock()
-		svc.close()
-		return nil, &protocolError{code: wire.CodeInvalidRequest, msg: "already initialized"}
-	}
 	s.services = svc
 	s.mu.Unlock()
-	s.disp.initialized(true)
 	s.log.Info("initialized", zapHost(p.Host.Name, p.Host.Version), zapState(act))
 	return initializeResult{
 		ProtocolVersion: ProtocolVersion,
@@ -96,12 +92,11 @@ func (s *Server) requestShutdown() {
 	s.shutdownOnce.Do(func() { close(s.shutdown) })
 }
 
-func (s *Server) closeServices() {
-	s.mu.Lock()
-	svc := s.services
-	s.mu.Unlock()
-	if svc != nil {
-		svc.close()
+// closeServices stops the background work (until ctx ends) and closes the
+// store.
+func (s *Server) closeServices(ctx context.Context) {
+	if svc := s.svc(); svc != nil {
+		svc.close(ctx)
 	}
 }
 

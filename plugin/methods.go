@@ -12,7 +12,7 @@ import (
 // Anything else is -32601; a listed method is checked before it runs.
 func (s *Server) methodTable() map[string]method {
 	return map[string]method{
-		"initialize": {check: schema("wire/initialize.params"), call: s.initialize, early: true},
+		"initialize": {check: schema("wire/initialize.params"), call: s.initialize, early: true, opens: true},
 		"shutdown": {check: optionalObject, early: true,
 			call:       func(context.Context, []byte) (any, error) { return struct{}{}, nil },
 			afterReply: s.requestShutdown},

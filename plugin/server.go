@@ -36,6 +36,15 @@ type Config struct {
 	Now              func() time.Time
 }
 
+// ExitWithin is the promise to hosts: once stdin ends or shutdown is
+// answered, the process exits within this time, whatever still runs.
+const ExitWithin = 2 * time.Second
+
+// drainBudget is the part of ExitWithin that running requests and the
+// background queues share to finish (requests are cancelled first); the
+// rest covers closing the store and the process exit itself.
+const drainBudget = ExitWithin * 3 / 4
+
 // Server is one connection's worth of plugin state.
 type Server struct {
 	cfg    Config
@@ -44,17 +53,32 @@ type Server struct {
 	conn   *jsonrpc2.Conn
 	disp   *dispatcher
 	host   *hostapi.Client
+	// base is Serve's context; requests and background queues derive
+	// their contexts from it, so its end stops them all.
+	base context.Context
 
 	shutdownOnce sync.Once
 	shutdown     chan struct{}
+
+	// exit is the one deadline of the exit: set when input ends or
+	// shutdown is requested, whichever comes first, and shared by every
+	// wait that follows, so the waits cannot add up past ExitWithin.
+	exitOnce sync.Once
+	exit     time.Time
 
 	mu       sync.Mutex
 	services *services // set once initialize succeeds
 }
 
 // Serve runs the plugin until the host closes stdin or sends shutdown, then
-// returns after in-flight requests finish (bounded so exit stays under 2 s).
-func Serve(ctx context.Context, cfg Config) error {
+// returns after in-flight requests finish, within ExitWithin. Nothing ends
+// it with an error: bad input is answered on the wire and failures of the
+// features are reported to the host (activation, envelopes) and logged.
+//
+// Everything a handler reads (the connection, the host client, the method
+// table) is wired before the first byte is read: the read loop starts when
+// the gate opens, after the assignments below.
+func Serve(ctx context.Context, cfg Config) {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
@@ -63,21 +87,23 @@ func Serve(ctx context.Context, cfg Config) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := &Server{cfg: cfg, log: cfg.Log, shutdown: make(chan struct{})}
+	s := &Server{cfg: cfg, log: cfg.Log, base: ctx, shutdown: make(chan struct{})}
 	s.stream = wire.NewStream(cfg.In, cfg.Out, nil, cfg.MaxFrameBytes, cfg.Log)
 	s.disp = &dispatcher{stream: s.stream, log: cfg.Log, base: ctx, inflight: map[string]*inflight{}}
+	s.disp.gate.log = cfg.Log
 	s.disp.methods = s.methodTable()
 	s.stream.BeforeEOF = func() {
 		// The host has stopped writing: nothing it could still answer will
-		// arrive, so running requests are cancelled and get a moment to
-		// write their replies before the connection closes.
+		// arrive, so running requests are cancelled and get what is left
+		// of the drain budget to write their replies before the
+		// connection closes.
 		s.disp.cancelAll()
-		wctx, wcancel := context.WithTimeout(context.Background(), time.Second)
-		s.disp.wait(wctx)
-		wcancel()
+		s.drain(s.disp.wait)
 	}
-	s.conn = jsonrpc2.NewConn(ctx, s.stream, s.disp, jsonrpc2.SetLogger(zapPrinter{cfg.Log}))
+	in := &readGate{ObjectStream: s.stream, open: make(chan struct{})}
+	s.conn = jsonrpc2.NewConn(ctx, in, s.disp, jsonrpc2.SetLogger(zapPrinter{cfg.Log}))
 	s.host = hostapi.NewClient(&hostCaller{conn: s.conn, stream: s.stream})
+	close(in.open)
 
 	select {
 	case <-s.conn.DisconnectNotify():
@@ -87,11 +113,30 @@ func Serve(ctx context.Context, cfg Config) error {
 	case <-ctx.Done():
 	}
 	s.disp.cancelAll()
-	wctx, wcancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
-	s.disp.wait(wctx)
-	wcancel()
-	s.closeServices()
-	return nil
+	s.drain(s.disp.wait)
+	s.drain(s.closeServices)
+}
+
+// drain runs wait with a context that ends at the exit deadline, which the
+// first call fixes.
+func (s *Server) drain(wait func(context.Context)) {
+	s.exitOnce.Do(func() { s.exit = time.Now().Add(drainBudget) })
+	ctx, cancel := context.WithDeadline(context.Background(), s.exit)
+	defer cancel()
+	wait(ctx)
+}
+
+// readGate holds the connection's read loop until open is closed:
+// jsonrpc2.NewConn starts reading at once, before its result can be stored
+// where handlers find it.
+type readGate struct {
+	jsonrpc2.ObjectStream
+	open chan struct{}
+}
+
+func (g *readGate) ReadObject(v any) error {
+	<-g.open
+	return g.ObjectStream.ReadObject(v)
 }
 
 // zapPrinter routes the jsonrpc2 library's log lines to zap.

@@ -4,10 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync/atomic"
+
+	"go.uber.org/zap"
 
 	"github.com/continuity-dev/continuity/boundary"
 	"github.com/continuity-dev/continuity/continuation"
@@ -21,6 +22,7 @@ import (
 
 // services holds the feature services of an initialized connection.
 type services struct {
+	log      *zap.Logger
 	dataDir  string
 	caps     hostCapabilities
 	db       *sql.DB
@@ -31,10 +33,14 @@ type services struct {
 	cont     *continuation.Service
 	boundary *boundary.Service
 	decider  *decider
+	accounts *turns.AccountStore
 	models   *models
 	tools    []toolDef
 	// activationErr is nil once the creation-time epoch is in place.
 	activationErr atomic.Pointer[error]
+	// storeErr is STORAGE_UNAVAILABLE when continuity.db could not be
+	// opened; db, cont, boundary and decider are then nil.
+	storeErr error
 }
 
 // capabilities is what initialize reports (and manifest.json repeats).
@@ -57,34 +63,34 @@ type toolDef struct {
 }
 
 // startServices opens the stores in dataDir, picks host or embedded
-// settings, runs activation, and builds the feature services.
-func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCapabilities) (_ *services, _ activation, err error) {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, activation{}, fmt.Errorf("data directory: %w", err)
-	}
-	svc := &services{dataDir: dataDir, caps: caps, models: &models{m: map[string]continuation.Model{}}}
-	defer func() {
-		if err != nil {
-			svc.close()
-		}
-	}()
+// settings, runs activation, and builds the feature services. A data
+// directory that cannot be created or written fails activation with
+// STORAGE_UNAVAILABLE and a reason instead of failing initialize: what
+// needs no disk keeps working (with host settings, the whole payload
+// filter; always, the Remotes, which answer the code), and what does
+// (session continuation, managed context, embedded settings) answers
+// the code too.
+func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCapabilities) (*services, activation, error) {
+	svc := &services{log: s.log, dataDir: dataDir, caps: caps, models: &models{m: map[string]continuation.Model{}}}
+	storeErr := usableDir(dataDir)
 	var store hostapi.Settings = s.host
 	if !caps.Settings {
-		fs, err := settings.OpenFileStore(filepath.Join(dataDir, "settings"))
-		if err != nil {
-			return nil, activation{}, fmt.Errorf("embedded settings: %w", err)
+		store = unavailableSettings{storeErr}
+		if storeErr == nil {
+			fs, err := settings.OpenFileStore(filepath.Join(dataDir, "settings"))
+			if err != nil {
+				storeErr = storageError("the embedded settings directory", err)
+				store = unavailableSettings{storeErr}
+			} else {
+				store = fs
+			}
 		}
-		store = fs
 	}
 	svc.policy = settings.NewPolicy(store, settings.WithClock(s.cfg.Now))
 	act := activation{State: "ready"}
 	if err := svc.policy.Activate(ctx); err != nil {
-		code := diag.CodeOf(err)
-		if code == "" {
-			code = diag.InitializationFailed
-		}
-		act = activation{State: "failed", Code: code}
-		s.log.Error("activation failed", zapCode(code))
+		act = failedActivation(err)
+		s.log.Error("activation failed", zapCode(act.Code), zap.Error(err))
 		svc.activationErr.Store(&err)
 	}
 	// Remote events go out only to a host that forwards them; a nil
@@ -94,12 +100,14 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 		emit = s.host
 	}
 	svc.consent = remote.NewConsent()
-	if svc.db, err = sqlstore.Open(dataDir); err != nil {
-		return nil, activation{}, err
+	if storeErr == nil {
+		storeErr = svc.openStore(ctx, s, dataDir, emit)
 	}
-	accounts, err := turns.OpenAccountStore(ctx, svc.db)
-	if err != nil {
-		return nil, activation{}, fmt.Errorf("account store: %w", err)
+	// A nil interface, not a typed nil, when the store could not open:
+	// the account then lives only as long as the process.
+	var accounts turns.Accounts
+	if svc.accounts != nil {
+		accounts = svc.accounts
 	}
 	svc.turns = turns.New(turns.Options{
 		Policy:         svc.policy,
@@ -111,22 +119,90 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 		StripPairedIDs: true,
 		Ready:          svc.ready,
 		Accounts:       accounts,
+		Base:           s.base,
 		Log:            s.log,
 	})
 	svc.session = remote.NewSessionContinuation(svc.policy, agentsCap(caps, s.host), svc.turns, emit, svc.consent)
-
-	if svc.cont, err = continuation.Open(ctx, svc.db, s.host, emit, continuation.Options{Now: s.cfg.Now, TokenBudget: s.cfg.ProjectionBudget}); err != nil {
-		return nil, activation{}, fmt.Errorf("continuation store: %w", err)
+	if storeErr != nil {
+		// The directory is the root cause of any policy failure too.
+		svc.storeErr = storeErr
+		act = failedActivation(storeErr)
+		s.log.Error("data directory unusable", zapCode(diag.StorageUnavailable), zap.Error(storeErr))
 	}
-	if svc.boundary, err = boundary.Open(ctx, svc.db, boundary.Options{Sessions: s.host, Now: s.cfg.Now}); err != nil {
-		return nil, activation{}, fmt.Errorf("boundary store: %w", err)
-	}
-	svc.decider = newDecider(svc.boundary, s.log)
+	var err error
 	if svc.tools, err = toolDefinitions(); err != nil {
+		svc.close(ctx)
 		return nil, activation{}, err
 	}
 	return svc, act, nil
 }
+
+// openStore opens continuity.db and the features that keep their state in
+// it. On failure nothing stays open.
+func (svc *services) openStore(ctx context.Context, s *Server, dataDir string, emit hostapi.Emitter) error {
+	db, err := sqlstore.Open(dataDir)
+	if err != nil {
+		return storageError("the store", err)
+	}
+	cont, err := continuation.Open(ctx, db, s.host, emit, continuation.Options{Now: s.cfg.Now, TokenBudget: s.cfg.ProjectionBudget})
+	if err != nil {
+		db.Close()
+		return storageError("the continuation store", err)
+	}
+	b, err := boundary.Open(ctx, db, boundary.Options{Sessions: s.host, Now: s.cfg.Now})
+	if err != nil {
+		db.Close()
+		return storageError("the boundary store", err)
+	}
+	accounts, err := turns.OpenAccountStore(ctx, db)
+	if err != nil {
+		db.Close()
+		return storageError("the account store", err)
+	}
+	svc.db, svc.cont, svc.boundary, svc.accounts = db, cont, b, accounts
+	svc.decider = newDecider(s.base, b, s.log)
+	return nil
+}
+
+// usableDir creates dir when it is missing.
+func usableDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return storageError("the data directory", err)
+	}
+	return nil
+}
+
+// storageError is STORAGE_UNAVAILABLE for what could not be opened. The
+// cause is kept for the log; the message names the part and the system
+// error (a path and an errno text, never stored content).
+func storageError(what string, err error) error {
+	return diag.Wrap(diag.StorageUnavailable, what+" cannot be used: "+err.Error(), err)
+}
+
+// failedActivation is the activation a failure reports: its code, or
+// INITIALIZATION_FAILED for an error without one, and its message.
+func failedActivation(err error) activation {
+	b := diag.BodyOf(err, diag.InitializationFailed)
+	return activation{State: "failed", Code: b.Code, Reason: b.Message}
+}
+
+// unavailableSettings is the embedded settings store of a data directory
+// that cannot be used: every read and write fails with the reason, so the
+// policy, its Remotes and admission answer STORAGE_UNAVAILABLE instead of
+// the connection refusing everything.
+type unavailableSettings struct{ err error }
+
+func (u unavailableSettings) Describe(context.Context, string) (hostapi.Namespace, error) {
+	return hostapi.Namespace{}, u.err
+}
+
+func (u unavailableSettings) Mutate(context.Context, string, []hostapi.Op, int64) (int64, error) {
+	return 0, u.err
+}
+
+// stored reports whether the store-backed features (session continuation,
+// managed context) can run.
+func (svc *services) stored() error { return svc.storeErr }
 
 // ready reports whether activation succeeded.
 func (svc *services) ready() error {
@@ -143,20 +219,25 @@ func (svc *services) capabilities() capabilities {
 			APIs:      []string{"openai-responses"},
 			Purposes:  []string{"chat", "compaction"},
 		},
-		Remotes: []string{"githubCopilotSessionContinuation", "continuity"},
+		Remotes: remoteNamespaces,
 		Tools:   svc.tools,
 	}
 }
 
-func (svc *services) close() {
+// close stops the background queues (each runs its queued work until ctx
+// ends and returns once its goroutine has) and then closes the store,
+// which no goroutine uses any more.
+func (svc *services) close(ctx context.Context) {
 	if svc.decider != nil {
-		svc.decider.close()
+		svc.decider.close(ctx)
 	}
 	if svc.turns != nil {
-		svc.turns.Close()
+		svc.turns.Close(ctx)
 	}
 	if svc.db != nil {
-		svc.db.Close()
+		if err := svc.db.Close(); err != nil {
+			svc.log.Warn("closing the store", zap.Error(err))
+		}
 	}
 }
 

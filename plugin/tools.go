@@ -48,6 +48,9 @@ func (s *Server) toolCall(ctx context.Context, raw []byte) (any, error) {
 		p.Arguments = json.RawMessage("{}")
 	}
 	svc := s.svc()
+	if err := svc.stored(); err != nil {
+		return continuation.ErrorResult(err), nil
+	}
 	switch p.Name {
 	case boundary.ToolPinTask:
 		return svc.boundary.CallTool(ctx, boundary.ToolCall{SessionID: p.SessionID, Turn: int(p.Turn),

@@ -15,8 +15,7 @@ import (
 	"github.com/continuity-dev/continuity/fixtures/supplier"
 )
 
-// turnsXFixtures holds the recorded pi-ai request bodies (the supplier
-// double's testdata copy).
+// turnsXFixtures is the repository copy of the real pi-ai request bodies.
 var turnsXFixtures = filepath.Join("..", "fixtures", "supplier", "testdata", "pi-ai-abab")
 
 type turnsXRecord struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/continuity-dev/continuity/fixtures/host"
 	"github.com/continuity-dev/continuity/hostapi"
 	"github.com/continuity-dev/continuity/jsonscan"
+	"github.com/continuity-dev/continuity/plugin"
 )
 
 func TestRequestBeforeInitializeIsRefused(t *testing.T) {
@@ -184,10 +185,13 @@ func TestShutdownAndEOFExitZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, err := h2.WaitContext(ctxT(t))
+	took := time.Since(start)
 	if err != nil || code != 0 {
 		t.Fatalf("after EOF: exit %d, %v", code, err)
 	}
-	t.Logf("exited %v after EOF", time.Since(start))
+	if took > plugin.ExitWithin {
+		t.Fatalf("exited %v after EOF, promised within %v", took, plugin.ExitWithin)
+	}
 }
 
 // A host bridge may forward session events right behind its initialize

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/settings"
 )
 
@@ -100,9 +101,10 @@ func TestEnvelopeShape(t *testing.T) {
 	}{
 		{Success(map[string]int{"a": 1}), `{"ok":true,"value":{"a":1}}`},
 		{Success(nil), `{"ok":true,"value":null}`},
-		{Failure(errors.New("plain")), `{"ok":false,"error":{"code":"internal-error","message":"plain","details":{}}}`},
+		// An error without a code may hold anything: its text stays in the log.
+		{Failure(errors.New("plain /secret/path")), `{"ok":false,"error":{"code":"internal-error","message":"an internal error occurred","details":{}}}`},
 		{Failure(settings.ConflictError(1, 2)), `{"ok":false,"error":{"code":"COPILOT_CONTINUATION_CONFLICT","message":"settings namespace \"github-copilot\" changed since it was read (expected revision 1, now 2)","details":{"actual":2,"expected":1}}}`},
-		{Failure(errors.New(long)), `{"ok":false,"error":{"code":"internal-error","message":"` + long[:1024] + `","details":{}}}`},
+		{Failure(diag.New(InternalError, long)), `{"ok":false,"error":{"code":"internal-error","message":"` + long[:1024] + `","details":{}}}`},
 	} {
 		b, err := json.Marshal(tt.env)
 		if err != nil || string(b) != tt.want {

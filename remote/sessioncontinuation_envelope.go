@@ -2,23 +2,19 @@ package remote
 
 import (
 	"encoding/json"
-	"errors"
-	"unicode/utf8"
 
 	"github.com/continuity-dev/continuity/diag"
 )
 
-// Envelope codes that are not diagnostics: the DSH Remote conventions.
+// Envelope codes that are not diagnostics: the DSH Remote conventions,
+// registered in diag with every other code.
 const (
-	ArgumentsInvalid = "arguments-invalid"
-	SessionNotFound  = "session-not-found"
-	MethodNotFound   = "method-not-found"
-	HostUnavailable  = "host-unavailable" // agents/get failed without a code
-	InternalError    = "internal-error"   // a failure that carries no code
+	ArgumentsInvalid = diag.ArgumentsInvalid
+	SessionNotFound  = diag.SessionNotFound
+	MethodNotFound   = diag.MethodNotFound
+	HostUnavailable  = diag.HostUnavailable
+	InternalError    = diag.InternalError
 )
-
-// maxMessage is the longest envelope error message (wire/remote/invoke.result).
-const maxMessage = 1024
 
 // Envelope is the DSH Remote result: {ok: true, value} or {ok: false,
 // error: {code, message, details}}. A failed Remote call is a result, not a
@@ -59,29 +55,11 @@ func Success(v any) Envelope { return Envelope{OK: true, Value: v} }
 // method-not-found, …) and a message.
 func Fail(code, message string) Envelope { return Failure(diag.New(code, message)) }
 
-// Failure turns an error into an envelope: a *diag.Error keeps its code
-// (COPILOT_CONTINUATION_CONFLICT, session-not-found, …), its message and
-// its data as details; anything else is internal-error.
+// Failure turns an error into an envelope through diag.BodyOf: a
+// *diag.Error keeps its code (COPILOT_CONTINUATION_CONFLICT,
+// session-not-found, …), its message and its data as details; anything
+// else is internal-error with a generic message.
 func Failure(err error) Envelope {
-	e := &EnvelopeError{Code: InternalError, Message: err.Error(), Details: map[string]any{}}
-	var d *diag.Error
-	if errors.As(err, &d) {
-		e.Code = d.Code
-		if d.Message != "" {
-			e.Message = d.Message
-		} else {
-			e.Message = d.Code
-		}
-		for k, v := range d.Data {
-			e.Details[k] = v
-		}
-	}
-	if len(e.Message) > maxMessage {
-		n := maxMessage
-		for n > 0 && !utf8.RuneStart(e.Message[n]) {
-			n--
-		}
-		e.Message = e.Message[:n]
-	}
-	return Envelope{Error: e}
+	b := diag.BodyOf(err, InternalError)
+	return Envelope{Error: &EnvelopeError{Code: b.Code, Message: b.Message, Details: b.Details}}
 }

@@ -189,7 +189,7 @@ func TestAccountKeptAcrossRestartAsDigest(t *testing.T) {
 	kept := memAccounts{}
 	r := newRig(t)
 	first := New(Options{Policy: r.policy, Accounts: kept})
-	t.Cleanup(first.Close)
+	t.Cleanup(func() { first.Close(context.Background()) })
 	req := AgentRequest{SessionID: "s1", Turn: 1, Step: 1, RequestID: "r1", AccountID: "acct-A"}
 	req.Config.Provider, req.Config.Model = Provider, "m1"
 	if _, err := first.Admit(context.Background(), req); err != nil {
@@ -199,7 +199,7 @@ func TestAccountKeptAcrossRestartAsDigest(t *testing.T) {
 		t.Fatalf("kept %q", kept["s1"])
 	}
 	restarted := New(Options{Policy: r.policy, Accounts: kept})
-	t.Cleanup(restarted.Close)
+	t.Cleanup(func() { restarted.Close(context.Background()) })
 	v, err := restarted.AccountSwitch(context.Background(), "s1", "acct-B")
 	if err != nil || !v.Pause {
 		t.Fatalf("switch after restart: %+v %v", v, err)

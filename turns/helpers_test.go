@@ -127,7 +127,7 @@ func newRig(t *testing.T) *rig {
 		agents: &fakeAgents{missing: map[string]bool{}}, events: &recorder{t: t}, clock: &clock{now: time.UnixMilli(1_700_000_000_000)}}
 	r.Manager = New(Options{Policy: r.policy, Consent: r.consent, Agents: r.agents, Emitter: r.events,
 		Now: r.clock.Now, StripPairedIDs: true})
-	t.Cleanup(r.Close)
+	t.Cleanup(func() { r.Close(context.Background()) })
 	return r
 }
 
@@ -178,7 +178,7 @@ func (r *rig) summary(sid, cid string, turn int64, model string, body []byte) (P
 
 // noticesOf waits for the notifier to flush and returns the notices sent.
 func (r *rig) sent() []Notice {
-	r.notices.close()
+	r.notices.close(context.Background())
 	r.events.mu.Lock()
 	defer r.events.mu.Unlock()
 	return append([]Notice(nil), r.events.ns...)

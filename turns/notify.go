@@ -2,10 +2,11 @@ package turns
 
 import (
 	"context"
-	"sync"
-	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/continuity-dev/continuity/internal/queue"
 )
 
 // maxQueuedNotices bounds the notices waiting to be sent; when the host
@@ -13,79 +14,46 @@ import (
 // the notices Remote, so a lost event only delays them).
 const maxQueuedNotices = 1024
 
-// notifier sends continuity.notice remote events in order on its own
-// goroutine, so that notification handlers in the read loop never wait on
-// the pipe to the host.
-type notifier struct {
-	emit hostapi.Emitter
+// noticeEvent is the Remote event name notices go out under.
+const noticeEvent = "continuity.notice"
 
-	mu      sync.Mutex
-	queue   []Notice
-	wake    chan struct{}
-	closed  bool
-	stopped chan struct{}
+// notifier sends continuity.notice remote events in order on the goroutine
+// of its queue, so that notification handlers in the read loop never wait
+// on the pipe to the host. A nil emitter sends nothing and starts nothing.
+type notifier struct {
+	q *queue.Queue[Notice]
 }
 
-func newNotifier(emit hostapi.Emitter) *notifier {
-	n := &notifier{emit: emit, wake: make(chan struct{}, 1), stopped: make(chan struct{})}
-	go n.run()
-	return n
+// newNotifier starts the queue under base: cancelling it (the connection
+// ending) stops the send in progress. Sends that fail and notices dropped
+// from a full queue are logged.
+func newNotifier(base context.Context, emit hostapi.Emitter, log *zap.Logger) *notifier {
+	if emit == nil {
+		return &notifier{}
+	}
+	send := func(ctx context.Context, n Notice) {
+		ctx, cancel := context.WithTimeout(ctx, hostapi.DefaultTimeout)
+		defer cancel()
+		if err := emit.Emit(ctx, noticeEvent, n); err != nil {
+			log.Warn("notice not sent", zap.String("notice", n.ID), zap.Error(err))
+		}
+	}
+	dropped := func(n Notice) {
+		log.Warn("notice dropped: the host is not reading", zap.String("notice", n.ID))
+	}
+	return &notifier{q: queue.New(base, send, queue.Options[Notice]{Limit: maxQueuedNotices, Dropped: dropped})}
 }
 
 func (n *notifier) send(notice Notice) {
-	if n.emit == nil {
-		return
-	}
-	n.mu.Lock()
-	if !n.closed {
-		n.queue = append(n.queue, notice)
-		if len(n.queue) > maxQueuedNotices {
-			n.queue = n.queue[len(n.queue)-maxQueuedNotices:]
-		}
-	}
-	n.mu.Unlock()
-	select {
-	case n.wake <- struct{}{}:
-	default:
+	if n.q != nil {
+		n.q.Push(notice)
 	}
 }
 
-func (n *notifier) run() {
-	defer close(n.stopped)
-	for {
-		n.mu.Lock()
-		batch := n.queue
-		n.queue = nil
-		closed := n.closed
-		n.mu.Unlock()
-		for _, notice := range batch {
-			ctx, cancel := context.WithTimeout(context.Background(), hostapi.DefaultTimeout)
-			_ = n.emit.Emit(ctx, "continuity.notice", notice)
-			cancel()
-		}
-		if closed {
-			// Drain what was queued before close, then stop; waiting for
-			// a wake-up here would never end.
-			if len(batch) == 0 {
-				return
-			}
-			continue
-		}
-		<-n.wake
-	}
-}
-
-// close flushes queued notices (bounded) and stops the goroutine.
-func (n *notifier) close() {
-	n.mu.Lock()
-	n.closed = true
-	n.mu.Unlock()
-	select {
-	case n.wake <- struct{}{}:
-	default:
-	}
-	select {
-	case <-n.stopped:
-	case <-time.After(500 * time.Millisecond):
+// close sends what is queued until ctx ends and returns once the queue's
+// goroutine has.
+func (n *notifier) close(ctx context.Context) {
+	if n.q != nil {
+		n.q.Close(ctx)
 	}
 }

@@ -1,11 +1,3 @@
-// Package uicontract holds the JSON Schemas (draft 2020-12) of every wire
-// message and view in PROTOCOL.md, and the user-facing texts, as embedded
-// files. The plugin validates Remote and tool arguments against them before
-// acting, and tests validate every message the plugin sends.
-//
-// A schema's name is its path under schemas/ without ".json", for example
-// "remote/githubCopilotSessionContinuation/set.args". Schemas refer to each
-// other with relative $refs.
 package uicontract
 
 import (

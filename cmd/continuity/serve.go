@@ -59,7 +59,7 @@ func serve(args []string) int {
 	// errors (and a clean exit at EOF), not kill the process.
 	signal.Ignore(syscall.SIGINT, syscall.SIGPIPE)
 
-	err = plugin.Serve(context.Background(), plugin.Config{
+	plugin.Serve(context.Background(), plugin.Config{
 		In:               os.Stdin,
 		Out:              frames,
 		DataDir:          *dataDir,
@@ -67,10 +67,6 @@ func serve(args []string) int {
 		ProjectionBudget: *budget,
 		Log:              log,
 	})
-	if err != nil {
-		log.Error("serve failed", zap.Error(err))
-		return 1
-	}
 	return 0
 }
 

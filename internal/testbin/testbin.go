@@ -1,5 +1,11 @@
 // Package testbin builds the real continuity binary once per test process,
 // so end-to-end tests drive exactly what hosts start.
+//
+// Under `go test -race` the binary is built with -race too (the race build
+// tag is set by the toolchain itself, see race.go): the e2e suite then
+// exercises a race-instrumented plugin, and a data race in the process
+// prints a non-JSON report on its stderr and exits non-zero, which the host
+// double records as a violation.
 package testbin
 
 import (
@@ -30,6 +36,18 @@ func Path(t testing.TB) string {
 	return path
 }
 
+// Race reports whether Path builds a race-instrumented binary.
+func Race() bool { return raceBuild }
+
+// buildArgs is the go command line that builds the binary at dst.
+func buildArgs(dst string) []string {
+	args := []string{"build"}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	return append(args, "-o", dst, "./cmd/continuity")
+}
+
 func build() {
 	var gomod []byte
 	gomod, err = exec.Command("go", "env", "GOMOD").Output()
@@ -43,7 +61,7 @@ func build() {
 		return
 	}
 	path = filepath.Join(dir, "continuity")
-	cmd := exec.Command("go", "build", "-o", path, "./cmd/continuity")
+	cmd := exec.Command("go", buildArgs(path)...)
 	cmd.Dir = root
 	out, err = cmd.CombinedOutput()
 }

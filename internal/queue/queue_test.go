@@ -1,0 +1,122 @@
+package queue
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestItemsRunInPushOrder(t *testing.T) {
+	var mu sync.Mutex
+	var got []int
+	q := New(context.Background(), func(_ context.Context, n int) {
+		mu.Lock()
+		got = append(got, n)
+		mu.Unlock()
+	}, Options[int]{})
+	for i := range 100 {
+		q.Push(i)
+	}
+	if unrun := q.Close(context.Background()); unrun != 0 {
+		t.Fatalf("Close left %d items unrun", unrun)
+	}
+	if want := rangeInts(100); !slices.Equal(got, want) {
+		t.Fatalf("ran %v, want %v", got, want)
+	}
+}
+
+func TestLimitDropsOldestAndSaysSo(t *testing.T) {
+	block := make(chan struct{})
+	started := make(chan struct{}, 1)
+	var ran []int
+	var dropped []int
+	q := New(context.Background(), func(_ context.Context, n int) {
+		if n == 0 {
+			started <- struct{}{}
+			<-block
+		}
+		ran = append(ran, n)
+	}, Options[int]{Limit: 2, Dropped: func(n int) { dropped = append(dropped, n) }})
+	q.Push(0)
+	<-started // 0 runs; 1..4 wait in a queue of 2
+	for i := 1; i <= 4; i++ {
+		q.Push(i)
+	}
+	if q.Len() != 2 {
+		t.Fatalf("Len = %d, want the limit 2", q.Len())
+	}
+	close(block)
+	q.Close(context.Background())
+	if !slices.Equal(dropped, []int{1, 2}) || !slices.Equal(ran, []int{0, 3, 4}) {
+		t.Fatalf("dropped %v ran %v, want dropped [1 2] ran [0 3 4]", dropped, ran)
+	}
+	q.Push(5)
+	if !slices.Equal(dropped, []int{1, 2, 5}) {
+		t.Fatalf("a push after Close was not reported dropped: %v", dropped)
+	}
+}
+
+// Close waits for the goroutine even past its deadline: it cancels the
+// running item and returns only once that item has returned, so the owner
+// may close what the work uses right after.
+func TestCloseCancelsAtDeadlineAndWaits(t *testing.T) {
+	started := make(chan struct{})
+	var returned bool
+	q := New(context.Background(), func(ctx context.Context, n int) {
+		if n == 0 {
+			close(started)
+		}
+		<-ctx.Done()
+		time.Sleep(20 * time.Millisecond) // cleanup after cancellation
+		returned = true
+	}, Options[int]{})
+	q.Push(0)
+	q.Push(1)
+	q.Push(2)
+	<-started
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	unrun := q.Close(ctx)
+	if !returned {
+		t.Fatal("Close returned before the running item did")
+	}
+	if unrun != 2 {
+		t.Fatalf("unrun = %d, want 2", unrun)
+	}
+}
+
+func TestParentContextEndsTheQueue(t *testing.T) {
+	parent, cancel := context.WithCancel(context.Background())
+	seen := make(chan error, 1)
+	started := make(chan struct{})
+	q := New(parent, func(ctx context.Context, _ int) {
+		close(started)
+		<-ctx.Done()
+		seen <- ctx.Err()
+	}, Options[int]{})
+	q.Push(0)
+	q.Push(1)
+	<-started
+	cancel()
+	select {
+	case err := <-seen:
+		if err == nil {
+			t.Fatal("item context not cancelled")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancelling the parent did not reach the running item")
+	}
+	if unrun := q.Close(context.Background()); unrun != 1 {
+		t.Fatalf("unrun = %d, want 1 (the item behind the cancelled one)", unrun)
+	}
+}
+
+func rangeInts(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
