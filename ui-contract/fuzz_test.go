@@ -24,7 +24,7 @@ func FuzzValidate(f *testing.F) {
 		`{"namespace":"n","method":"m","args":{"a":1,"a":2}}`,
 		`{"sessionId":"a\udbff","turn":0,"callId":"c","name":"n","arguments":{}}`,
 		`{"agentId":"a","revision":99999999999999999999999,"enabled":null}`,
-		`{"sessionId":"s","eventId":"0"}`,
+		`{"sessionId":"s","eventId":"01"}`,
 		`{"sources":[{"kind":"session_events","sessionId":"\u0000"}]}`,
 	} {
 		f.Add(uint8(i), []byte(s))

@@ -92,7 +92,7 @@ func TestValidateNamesTheMeantBranch(t *testing.T) {
 		{`{"sessionId":"` + long + `","eventId":"1"}`, "/sessionId: length must be <= 256"},
 		{`{"sessionId":"` + long + `","fromEventId":"1","toEventId":"2"}`, "/sessionId: length must be <= 256"},
 		{`{"sessionId":"a\u0007b","fromEventId":"1","toEventId":"2"}`, "/sessionId: does not match pattern"},
-		{`{"sessionId":"s","eventId":"0"}`, "/eventId: does not match pattern"},
+		{`{"sessionId":"s","eventId":"01"}`, "/eventId: does not match pattern"},
 		{`{"sessionId":"s"}`, "/: missing properties"},
 	} {
 		err := uicontract.Validate("tool/session_recall.args", []byte(c.doc))
