@@ -8,7 +8,6 @@ import (
 	"github.com/continuity-dev/continuity/continuation"
 	"github.com/continuity-dev/continuity/remote"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
-	"github.com/continuity-dev/continuity/wire"
 )
 
 type invokeParams struct {
@@ -18,9 +17,9 @@ type invokeParams struct {
 }
 
 func (s *Server) remoteInvoke(ctx context.Context, raw []byte) (any, error) {
-	var p invokeParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, invalidParams("remote/invoke: " + wire.DecodeError(err))
+	p, err := splitInvokeParams(raw)
+	if err != nil {
+		return nil, err
 	}
 	if len(p.Args) == 0 {
 		p.Args = json.RawMessage("{}")
