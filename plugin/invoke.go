@@ -2,9 +2,9 @@ package plugin
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 
+	"github.com/continuity-dev/continuity/internal/strictjson"
 	"github.com/continuity-dev/continuity/jsonscan"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
 )
@@ -27,22 +27,16 @@ func splitInvokeParams(raw []byte) (invokeParams, error) {
 	if err != nil {
 		return p, invalidParams("params must be an object")
 	}
-	names := make([]string, 0, len(members))
+	if name, dup := strictjson.Duplicate(&sc, members); dup {
+		return p, invalidParams("remote/invoke: " + strconv.Quote(clip(name)) + " appears more than once")
+	}
 	envelope := make([]byte, 0, 128)
 	envelope = append(envelope, '{')
 	for k, m := range members {
-		name, ok := sc.Decoded(raw[m.KeyStart+1 : m.KeyEnd-1])
-		if !ok {
-			return p, invalidParams("remote/invoke: a member name cannot be read")
-		}
-		if slices.Contains(names, string(name)) {
-			return p, invalidParams("remote/invoke: " + strconv.Quote(clip(string(name))) + " appears more than once")
-		}
-		names = append(names, string(name))
 		if k > 0 {
 			envelope = append(envelope, ',')
 		}
-		if v := m.Value(raw); string(name) == "args" && v[0] == '{' {
+		if v := m.Value(raw); sc.NameIs(m, "args") && v[0] == '{' {
 			p.Args = v
 			envelope = append(append(envelope, raw[m.KeyStart:m.KeyEnd]...), `:{}`...)
 			continue

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/continuity-dev/continuity/internal/strictjson"
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 func TestCheckRefuses(t *testing.T) {
@@ -86,5 +87,26 @@ func TestErrorClipsLongNames(t *testing.T) {
 	var se *strictjson.Error
 	if !errors.As(err, &se) || len(se.Pointer) > 80 || !strings.HasSuffix(se.Pointer, "…") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestDuplicate(t *testing.T) {
+	for _, c := range []struct {
+		doc, name string
+		found     bool
+	}{
+		{`{"a":1,"b":{"a":1}}`, "", false},
+		{`{"a":1,"b":2,"\u0061":3}`, "a", true},
+		{`{"a\ud800":1,"a\udbff":2}`, "", false},
+		{`{"payload":{"x":1,"x":2},"y":1}`, "", false}, // only this level
+	} {
+		sc := jsonscan.Scanner{B: []byte(c.doc), Trusted: true}
+		ms, err := sc.Members(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name, found := strictjson.Duplicate(&sc, ms); name != c.name || found != c.found {
+			t.Errorf("%s: %q %v", c.doc, name, found)
+		}
 	}
 }
