@@ -41,6 +41,9 @@ func TestMalformedSettingsAreNeverOverwritten(t *testing.T) {
 		`{"sessionContinuation":[{"sessionId":"s1","version":1,"consentedAt":1,"consentedAt":2}]}`,
 		`{"other":{"k":1,"k":2},"sessionContinuation":[]}`,
 		`{"sessionContinuation":[{"sessionId":"s1","version":1,"consentedAt":1e1000001}]}`,
+		// Issue 18 #9: a stored id with a lone surrogate is not another
+		// session's id with U+FFFD.
+		`{"sessionContinuation":[{"sessionId":"a\ud800","version":1,"consentedAt":1}]}`,
 	} {
 		t.Run(stored, func(t *testing.T) {
 			m := &settingstest.Memory{}
