@@ -20,6 +20,8 @@ func TestHostileSettingsWithDuplicatesAreNeverRewritten(t *testing.T) {
 	hostValues := []string{
 		`{"sessionContinuation":[],"sessionContinuation":[{"sessionId":"s1","version":1,"consentedAt":1,"enabled":true}]}`,
 		`{"continuationDefaultHistory":[{"enabled":true,"changedAt":5,"changedAt":6}]}`,
+		// #9: a stored row for "a\ud800" is not a row for "a\ufffd".
+		`{"sessionContinuation":[{"sessionId":"a\ud800","version":1,"consentedAt":1,"enabled":true}]}`,
 	}
 	run := func(t *testing.T, mode settingsMode, plant func(e *settingsEnv)) {
 		e := settingsStart(t, mode, t.TempDir())
