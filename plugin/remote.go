@@ -9,7 +9,6 @@ import (
 	"github.com/continuity-dev/continuity/continuation"
 	"github.com/continuity-dev/continuity/remote"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
-	"github.com/continuity-dev/continuity/wire"
 )
 
 // continuityNamespace is the Remote namespace of continuity's own
@@ -30,9 +29,9 @@ type invokeParams struct {
 // args are {} (so a method without arguments, such as defaults, needs
 // none, and one with required arguments answers arguments-invalid).
 func (s *Server) remoteInvoke(ctx context.Context, raw []byte) (any, error) {
-	var p invokeParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, invalidParams("remote/invoke: " + wire.DecodeError(err))
+	p, err := splitInvokeParams(raw)
+	if err != nil {
+		return nil, err
 	}
 	if a := bytes.TrimSpace(p.Args); len(a) == 0 || bytes.Equal(a, []byte("null")) {
 		p.Args = json.RawMessage("{}")

@@ -44,6 +44,16 @@ func TestArgumentsInvalid(t *testing.T) {
 		{"setDefault", `{"revision":1}`},
 		{"setDefault", `{"revision":1,"enabled":false,"agentId":"fresh"}`},
 		{"setDefault", `not json`},
+		// Issue 18: duplicated members, lone surrogates in ids and number
+		// literals beyond the bounds.
+		{"get", `{"agentId":"nobody","agentId":"fresh"}`},
+		{"get", `{"agentId":"fresh","\u0061gentId":"fresh"}`},
+		{"set", `{"agentId":"fresh","revision":1,"revision":2,"enabled":true}`},
+		{"get", `{"agentId":"fresh\ud800"}`},
+		{"set", `{"agentId":"\udbfffresh","revision":1,"enabled":true}`},
+		{"set", `{"agentId":"fresh","revision":1e1000001,"enabled":true}`},
+		{"authorizeNext", `{"agentId":"fresh","revision":1E+99999999999,"enabled":true}`},
+		{"setDefault", `{"revision":` + strings.Repeat("9", 100000) + `,"enabled":true}`},
 	}
 	r := newRig(t)
 	for _, tt := range tests {

@@ -36,6 +36,14 @@ func TestMalformedSettingsAreNeverOverwritten(t *testing.T) {
 		`{"continuationDefaultHistory":[{"enabled":true,"changedAt":5},{"enabled":false,"changedAt":5}]}`,
 		`{"continuationDefaultHistory":[{"enabled":"yes","changedAt":5}]}`,
 		`{"continuationDefaultHistory":7}`,
+		// Issue 18 #10: a member twice, at any depth, has no one meaning.
+		`{"sessionContinuation":[],"sessionContinuation":[{"sessionId":"s1","version":1,"consentedAt":1}]}`,
+		`{"sessionContinuation":[{"sessionId":"s1","version":1,"consentedAt":1,"consentedAt":2}]}`,
+		`{"other":{"k":1,"k":2},"sessionContinuation":[]}`,
+		`{"sessionContinuation":[{"sessionId":"s1","version":1,"consentedAt":1e1000001}]}`,
+		// Issue 18 #9: a stored id with a lone surrogate is not another
+		// session's id with U+FFFD.
+		`{"sessionContinuation":[{"sessionId":"a\ud800","version":1,"consentedAt":1}]}`,
 	} {
 		t.Run(stored, func(t *testing.T) {
 			m := &settingstest.Memory{}
@@ -57,7 +65,15 @@ func TestMalformedSettingsAreNeverOverwritten(t *testing.T) {
 func TestMalformedFileIsNeverOverwritten(t *testing.T) {
 	ctx := context.Background()
 	for _, doc := range []string{``, `{`, `{"revision":1}`, `{"revision":-1,"value":{}}`, `{"revision":1,"value":[]}`,
-		`{"revision":1.5,"value":{}}`, `{"revision":1,"value":{},"extra":0}`, `{"revision":1,"value":{}}{}`} {
+		`{"revision":1.5,"value":{}}`, `{"revision":1,"value":{},"extra":0}`, `{"revision":1,"value":{}}{}`,
+		// Issue 18 #10: duplicated members and invalid UTF-8 are malformed,
+		// not a document to take one copy of and rewrite.
+		`{"revision":1,"value":{},"value":{"sessionContinuation":[]}}`,
+		`{"revision":1,"revision":1,"value":{}}`,
+		`{"revision":1,"value":{"sessionContinuation":[],"sessionContinuation":[]}}`,
+		`{"revision":1,"value":{"other":{"k":"a","k":"b"}}}`,
+		"{\"revision\":1,\"value\":{\"other\":\"\xff\xfe\"}}",
+	} {
 		t.Run(doc, func(t *testing.T) {
 			fs, path := fileStoreWith(t, doc)
 			p := policy(fs, newClock(100))

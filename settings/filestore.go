@@ -13,6 +13,7 @@ import (
 
 	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/continuity-dev/continuity/internal/strictjson"
 )
 
 // FileStore is the embedded settings service for hosts without one (and
@@ -124,8 +125,14 @@ func (s *FileStore) load(ns string) (document, error) {
 	return doc, nil
 }
 
-// parseDocument accepts exactly {"revision": <integer ≥ 0>, "value": {…}}.
+// parseDocument accepts exactly {"revision": <integer ≥ 0>, "value": {…}}
+// in valid UTF-8 with no member name twice in any object: a document that a
+// lenient reader would take one copy of would lose the other when it is
+// written back.
 func parseDocument(b []byte) (document, bool) {
+	if strictjson.Check(b) != nil {
+		return document{}, false
+	}
 	m, err := members(b, []string{"revision", "value"})
 	if err != nil {
 		return document{}, false

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/continuity-dev/continuity/internal/strictjson"
 )
 
 // Policy reads and writes the continuation policy in the host's settings
@@ -59,6 +61,12 @@ func (p *Policy) read(ctx context.Context) (state, error) {
 }
 
 func parseState(ns hostapi.Namespace) (state, error) {
+	// A value with a member twice (or a number no host writes) has no one
+	// meaning: which copy a reader takes decides the policy, and a write
+	// computed from one copy would silently drop the other.
+	if err := strictjson.Check(ns.Value); err != nil && len(bytes.TrimSpace(ns.Value)) > 0 {
+		return state{}, diag.Newf(diag.SettingsInvalid, "settings namespace %q: %v", Namespace, err)
+	}
 	m, err := object(ns.Value)
 	if err != nil {
 		return state{}, diag.Newf(diag.SettingsInvalid, "settings namespace %q is not an object", Namespace)

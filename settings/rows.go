@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/continuity-dev/continuity/internal/strictjson"
 )
 
 // The namespace and the only two keys of it that continuity writes.
@@ -78,9 +81,11 @@ func parseRows(raw json.RawMessage) ([]Row, error) {
 			return nil, fmt.Errorf("[%d]: %w", i, err)
 		}
 		var r Row
-		if err := json.Unmarshal(m["sessionId"], &r.SessionID); err != nil || !isString(m["sessionId"]) {
+		id, ok := exactString(m["sessionId"])
+		if !ok {
 			return nil, fmt.Errorf("[%d].sessionId: not a string", i)
 		}
+		r.SessionID = id
 		if err := ValidSessionID(r.SessionID); err != nil {
 			return nil, fmt.Errorf("[%d]: %w", i, err)
 		}
@@ -181,9 +186,17 @@ func members(raw json.RawMessage, required []string, optional ...string) (map[st
 	return m, nil
 }
 
-func isString(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) > 0 && t[0] == '"'
+// exactString decodes a JSON string without replacing a lone surrogate
+// escape with U+FFFD (as encoding/json does): such an id stays invalid
+// UTF-8, which ValidSessionID refuses, instead of becoming another
+// session's id.
+func exactString(raw json.RawMessage) (string, bool) {
+	v, err := strictjson.Decode(raw)
+	if err != nil {
+		return "", false
+	}
+	s, ok := v.Value().(string)
+	return strings.Clone(s), ok
 }
 
 func boolean(raw json.RawMessage) (bool, bool) {

@@ -55,6 +55,7 @@ type admission struct {
 	mu      sync.Mutex
 	revoked string // why the admission ended; "" while it runs
 	counts  counts
+	overlap overlap
 }
 
 func (a *admission) revoke(why string) {
@@ -110,6 +111,9 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 	if a != nil {
 		m.requests.bind(req.RequestID, a)
 		m.mu.Unlock()
+		if req.Step == 1 {
+			a.expectFirst(req.RequestID)
+		}
 		return &Admission{Enabled: a.enabled, Source: a.source}, nil
 	}
 	header := s.header
@@ -181,6 +185,9 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 	}
 	s.current = a
 	m.requests.bind(req.RequestID, a)
+	if req.Step == 1 {
+		a.expectFirst(req.RequestID)
+	}
 	s.notice.startTurn(req.Turn)
 	return &Admission{Enabled: a.enabled, Source: a.source}, nil
 }

@@ -96,23 +96,14 @@ func (m *Manager) Payload(ctx context.Context, req PayloadRequest, payload []byt
 			return res, nil
 		}
 	}
-	if req.Step > 1 && !a.filter.HasBaseline() {
-		err := diag.Newf(diag.TurnBoundaryUnavailable,
-			"step %d of turn %d has no first-step baseline (cold mid-turn recovery is not supported)", req.Step, req.Turn)
+	finish, err := a.startPayload(req)
+	if err != nil {
 		m.diagnostic(a, req, err)
 		return PayloadResult{}, err
 	}
-	res, err := a.filter.Apply(ctx, payload, m.pollFor(a))
-	if err == nil && ctx.Err() != nil {
-		// Cancelled after the work: the host will not send these bytes.
-		err = ctx.Err()
-	}
+	res, err := m.apply(ctx, a, req, payload)
+	finish(err == nil)
 	if err != nil {
-		if ctx.Err() != nil {
-			a.revoke("the request was cancelled")
-			return PayloadResult{}, err
-		}
-		m.diagnostic(a, req, err)
 		return PayloadResult{}, err
 	}
 	out := PayloadResult{Outcome: OutcomeUnchanged, Omitted: res.Omitted, SHA256: res.SHA256}
@@ -122,6 +113,31 @@ func (m *Manager) Payload(ctx context.Context, req PayloadRequest, payload []byt
 	}
 	m.filtered(a, req, out)
 	return out, nil
+}
+
+// apply filters one chat payload of a running admission; startPayload has
+// admitted it.
+func (m *Manager) apply(ctx context.Context, a *admission, req PayloadRequest, payload []byte) (filter.Result, error) {
+	if req.Step > 1 && !a.filter.HasBaseline() {
+		err := diag.Newf(diag.TurnBoundaryUnavailable,
+			"step %d of turn %d has no first-step baseline (cold mid-turn recovery is not supported)", req.Step, req.Turn)
+		m.diagnostic(a, req, err)
+		return filter.Result{}, err
+	}
+	res, err := a.filter.Apply(ctx, payload, m.pollFor(a))
+	if err == nil && ctx.Err() != nil {
+		// Cancelled after the work: the host will not send these bytes.
+		err = ctx.Err()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			a.revoke("the request was cancelled")
+			return filter.Result{}, err
+		}
+		m.diagnostic(a, req, err)
+		return filter.Result{}, err
+	}
+	return res, nil
 }
 
 // bindPayload returns the admission of a chat payload. A retry that the

@@ -3,7 +3,6 @@ package uicontract
 import (
 	"bytes"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/continuity-dev/continuity/internal/strictjson"
 )
 
 //go:embed schemas texts
@@ -29,6 +30,7 @@ func load() {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
+	c.Formats[FormatWellFormed] = wellFormed
 	c.LoadURL = func(url string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("ui-contract: %s is not embedded", url)
 	}
@@ -85,26 +87,32 @@ func Names() ([]string, error) {
 	return out, nil
 }
 
-// Validate checks the JSON document doc against the named schema. The error
-// says which member failed and why, never the member's value.
+// Validate checks the JSON document doc against the named schema. The
+// document is read strictly first (internal/strictjson): a duplicated member
+// anywhere, a number literal beyond its bounds or nesting too deep is
+// refused before the validator sees a value, so no third-party number parser
+// ever meets an unbounded literal. Strings reach the validator as WTF-8, so
+// a lone surrogate in an id fails the well-formed format instead of turning
+// into U+FFFD. The error says which member failed and why, never the
+// member's value.
 func Validate(name string, doc []byte) error {
-	if _, err := Schema(name); err != nil {
+	s, err := Schema(name)
+	if err != nil {
 		return err
 	}
-	d := json.NewDecoder(bytes.NewReader(doc))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return fmt.Errorf("not JSON: %w", err)
+	tree, err := strictjson.Decode(doc)
+	if err != nil {
+		return err
 	}
-	if d.More() {
-		return fmt.Errorf("not JSON: trailing data")
+	if err := s.Validate(tree.Value()); err != nil {
+		return describe(err)
 	}
-	return ValidateValue(name, v)
+	return nil
 }
 
-// ValidateValue checks an already decoded value (numbers as json.Number or
-// float64) against the named schema.
+// ValidateValue checks a value the program decoded or built itself
+// (numbers as json.Number or float64) against the named schema; input from
+// outside goes through Validate.
 func ValidateValue(name string, v any) error {
 	s, err := Schema(name)
 	if err != nil {
@@ -114,24 +122,6 @@ func ValidateValue(name string, v any) error {
 		return describe(err)
 	}
 	return nil
-}
-
-// describe turns a validation error into a short one-line reason that names
-// the failing location and keyword but not the rejected value.
-func describe(err error) error {
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return err
-	}
-	leaf := ve
-	for len(leaf.Causes) > 0 {
-		leaf = leaf.Causes[0]
-	}
-	loc := leaf.InstanceLocation
-	if loc == "" {
-		loc = "/"
-	}
-	return fmt.Errorf("%s: %s", loc, leaf.Message)
 }
 
 // Raw returns the bytes of the named schema file, for example to send a
