@@ -132,7 +132,7 @@ func TestDecodeErrorsQuoteNoClientValue(t *testing.T) {
 		if m.Error == nil {
 			t.Fatalf("%s: accepted: %.200s", id, m.Raw)
 		}
-		if strings.Contains(string(m.Raw), "999") || len(m.Raw) > 400 {
+		if strings.Contains(string(m.Raw), "99999") || len(m.Raw) > 400 {
 			t.Fatalf("%s: the error quotes the client's value (%d bytes): %.300s", id, len(m.Raw), m.Raw)
 		}
 	}
