@@ -181,7 +181,7 @@ func TestDSHMalformedMemberSkipsOnlyItsEffect(t *testing.T) {
 	stderr := &lockedBuffer{}
 	h := initialized(t, host.Config{Stderr: stderr}, host.AllCapabilities())
 	const sid = "s-malformed"
-	h.SetAgentHeader(sid, dsh.Format4.Header(sid, dshBorn, false), host.StatusRunning)
+	h.SetAgentHeader(sid, dsh.Format4.Header(sid, &dshBorn, false, ""), host.StatusRunning)
 	send := func(seq int, typ, data string) {
 		t.Helper()
 		line := `{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"` + sid + `","event":{"type":"` + typ +

@@ -37,7 +37,15 @@ func (m *Manager) AccountSwitch(ctx context.Context, sessionID, accountID string
 	}
 	last := m.LastAccount(sessionID)
 	if last == "" && !res.Enabled {
-		if last = m.keptAccount(ctx, sessionID); last != "" {
+		if last = m.keptAccount(ctx, sessionID); last == "" && header != nil && header.ParentSession != "" {
+			// A fork or subagent that has not run a turn yet holds its
+			// parent's history, made with the parent's account (DSH
+			// names it in the header; there is no account event).
+			if last = m.LastAccount(header.ParentSession); last == "" {
+				last = m.keptAccount(ctx, header.ParentSession)
+			}
+		}
+		if last != "" {
 			m.mu.Lock()
 			if s := m.sessionLocked(sessionID); s.account == "" {
 				s.account = last

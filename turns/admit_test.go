@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/continuity-dev/continuity/diag"
+	"github.com/continuity-dev/continuity/hostapi"
 )
 
 // One admission per session and turn: the policy is resolved once, and a
@@ -206,5 +207,25 @@ func TestAccountKeptAcrossRestartAsDigest(t *testing.T) {
 	}
 	if v, _ := restarted.AccountSwitch(context.Background(), "s1", "acct-A"); v.Pause || v.Reason != "sameAccount" {
 		t.Fatalf("same account after restart: %+v", v)
+	}
+}
+
+// A fork that has not run a turn holds its parent's history: DSH says so
+// only in the header's parentSession, so the parent's account decides
+// whether a switch pauses.
+func TestForkSwitchComparesWithTheParentsAccount(t *testing.T) {
+	r := newRig(t)
+	req := AgentRequest{SessionID: "parent", Turn: 1, Step: 1, RequestID: "r1", AccountID: "acct-A"}
+	req.Config.Provider, req.Config.Model = Provider, "m1"
+	if _, err := r.Admit(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	r.Observe(hostapi.SessionEvent{SessionID: "fork", Header: &hostapi.SessionHeader{IsSeeded: true, ParentSession: "parent"},
+		Event: hostapi.Event{Type: "turn/start", Data: []byte(`{"turn":1}`)}})
+	if v, err := r.AccountSwitch(context.Background(), "fork", "acct-B"); err != nil || !v.Pause {
+		t.Fatalf("fork switch to another account: %+v %v", v, err)
+	}
+	if v, _ := r.AccountSwitch(context.Background(), "fork", "acct-A"); v.Pause {
+		t.Fatalf("fork switch to the parent's account paused: %+v", v)
 	}
 }

@@ -76,9 +76,14 @@ func play(w io.Writer, sc *scenario.Scenario, binary string, bypass, logs bool) 
 	if sc.Settings == scenario.SettingsHost {
 		settings = "the host double's settings"
 	}
+	format, err := sc.DSHFormat()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "continuity: %v\n", err)
+		return 1
+	}
 	fmt.Fprintf(w, "scenario %s — %s\n", sc.Name, sc.Description)
-	fmt.Fprintf(w, "host double → %s serve (%s) · supplier double on loopback with accounts %s\n\n",
-		self, settings, strings.Join(sc.Accounts, ", "))
+	fmt.Fprintf(w, "host double (DeepSeek Harness session events, format %d) → %s serve (%s) · supplier double on loopback with accounts %s\n\n",
+		format, self, settings, strings.Join(sc.Accounts, ", "))
 	opt := scenario.Options{Binary: self, Bypass: bypass, Observe: func(rec scenario.Record) { scenario.Print(w, rec) }}
 	if logs {
 		opt.Stderr = os.Stderr
