@@ -3,6 +3,8 @@ package plugin_test
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -102,9 +104,11 @@ func dshReplay(t *testing.T, st dsh.Stream) {
 			if err != nil || res.Admission == nil {
 				t.Fatalf("%s turn %d step %d not admitted: %v", at.sid, at.turn, at.step, err)
 			}
-			if _, err := h.Payload(ctxT(t), host.PayloadParams{RequestID: rid, SessionID: at.sid, Turn: int(at.turn), Step: int(at.step),
-				Provider: "github-copilot-preview", Model: model, Payload: body}); err != nil {
-				t.Fatalf("%s turn %d step %d chat payload: %v", at.sid, at.turn, at.step, err)
+			// DSH leaves a chat call's purpose unset: it takes part.
+			pay, err := h.Payload(ctxT(t), host.PayloadParams{RequestID: rid, SessionID: at.sid, Turn: int(at.turn), Step: int(at.step),
+				Provider: "github-copilot-preview", Model: model, Payload: body})
+			if err != nil || res.Admission.Enabled == (pay.Outcome == "native") {
+				t.Fatalf("%s turn %d step %d chat payload: %s (admission %+v) %v", at.sid, at.turn, at.step, pay.Outcome, res.Admission, err)
 			}
 		}
 		if err := h.SendLine(fr.Line); err != nil {
@@ -164,6 +168,34 @@ func dshReplay(t *testing.T, st dsh.Stream) {
 	}
 }
 
+// A manual compaction between turns is turn null, and DSH's session
+// title call does not take part.
+func TestDSHPayloadPurposesAndNullTurn(t *testing.T) {
+	h := initialized(t, host.Config{}, host.AllCapabilities())
+	const sid = "s-purposes"
+	h.SetAgentHeader(sid, dsh.Format4.Header(sid, &dshBorn, false, ""), host.StatusIdle)
+	body := payloadgen.Generate(payloadgen.Spec{Seed: 5, Size: 32 << 10, Reasoning: 2, ToolOutputBytes: 128}).Body
+	frame := func(seq int, typ, data string) []byte {
+		return []byte(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"` + sid + `","event":{"type":"` + typ +
+			`","seq":` + fmt.Sprint(seq) + `,"time":0,"data":` + data + `}}}`)
+	}
+	if err := h.SendLine(frame(0, "compaction/start", `{"compactionId":"m1","turn":null}`)); err != nil {
+		t.Fatal(err)
+	}
+	params := func(purpose string) []byte {
+		return []byte(`{"requestId":"r-` + purpose + `","sessionId":"` + sid + `","turn":null,"step":1,"provider":"github-copilot-preview",` +
+			`"model":"gpt-5.4","purpose":"` + purpose + `","compactionId":"m1","payload":` + string(body) + `}`)
+	}
+	res, rerr, err := h.CallRaw(ctxT(t), "llm/payload", params("compaction"))
+	if err != nil || rerr != nil || gjson.GetBytes(res, "outcome").Str != "filtered" {
+		t.Fatalf("manual compaction with turn null: %s %v %v", gjson.GetBytes(res, "outcome").Str, rerr, err)
+	}
+	res, rerr, err = h.CallRaw(ctxT(t), "llm/payload", params("session-title"))
+	if err != nil || rerr != nil || gjson.GetBytes(res, "outcome").Str != "native" {
+		t.Fatalf("session title: %s %v %v", gjson.GetBytes(res, "outcome").Str, rerr, err)
+	}
+}
+
 // dshView reads githubCopilotSessionContinuation.get for sid.
 func dshView(t *testing.T, h *host.Host, sid string) []byte {
 	t.Helper()
@@ -215,5 +247,56 @@ func TestDSHMalformedMemberSkipsOnlyItsEffect(t *testing.T) {
 		if !strings.Contains(log, want) {
 			t.Errorf("the log does not name %s:\n%s", want, log)
 		}
+	}
+}
+
+// DSH has no account event: agent/request.accountId is all the plugin
+// learns. A later process on the same data directory still pauses an
+// account switch while the policy is off, and neither the logs nor the
+// database hold the account id itself.
+func TestDSHAccountKeptAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	const sid, account = "s-restart", "acct-raw-7f3a"
+	born := time.Now().Add(-24 * time.Hour).UnixMilli() // before activation: the default never covers it
+	stderr := &lockedBuffer{}
+	start := func() *host.Host {
+		h := initialized(t, host.Config{DataDir: dir, Stderr: stderr}, host.AllCapabilities())
+		h.SetAgentHeader(sid, dsh.Format0.Header(sid, &born, false, ""), host.StatusIdle)
+		return h
+	}
+	h := start()
+	for seq, ev := range []string{`"type":"turn/start","seq":0,"time":0,"data":{"turn":1}`, `"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}`} {
+		if err := h.SendLine([]byte(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"` + sid + `","event":{` + ev + `}}}`)); err != nil {
+			t.Fatal(seq, err)
+		}
+	}
+	res, err := h.AgentRequest(ctxT(t), host.AgentRequestParams{SessionID: sid, Turn: 1, Step: 1, RequestID: "r1", AccountID: account,
+		Config: host.LLMConfig{Provider: "github-copilot-preview", Model: "gpt-5.4"}})
+	if err != nil || res.Admission == nil || res.Admission.Enabled {
+		t.Fatalf("admission: %+v %v", res.Admission, err)
+	}
+	h.Close()
+	h = start()
+	ask := func(acct string) (bool, string) {
+		r, err := h.RemoteInvoke(ctxT(t), "continuity", "accountSwitch", map[string]any{"agentId": sid, "accountId": acct})
+		if err != nil || !r.OK {
+			t.Fatalf("accountSwitch: %v %+v", err, r.Error)
+		}
+		return gjson.GetBytes(r.Value, "pause").Bool(), gjson.GetBytes(r.Value, "reason").Str
+	}
+	if pause, reason := ask(account); pause || reason != "sameAccount" {
+		t.Fatalf("the same account after a restart: pause %v (%s)", pause, reason)
+	}
+	if pause, _ := ask("acct-other"); !pause {
+		t.Fatal("an account switch after a restart did not pause while the policy is off")
+	}
+	h.Close()
+	db, err := os.ReadFile(filepath.Join(dir, "continuity.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wal, _ := os.ReadFile(filepath.Join(dir, "continuity.db-wal"))
+	if bytes.Contains(db, []byte(account)) || bytes.Contains(wal, []byte(account)) || strings.Contains(stderr.String(), account) {
+		t.Fatal("the raw account id was stored or logged")
 	}
 }
