@@ -8,11 +8,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Event types the classifier reads (PROTOCOL.md §4) plus the usage event
+// Event types the classifier reads (docs/protocol.md §4) plus the usage event
 // this package defines: {inputTokens, contextWindow}, sent by the host (or
 // the plugin's own payload path) after each model response so that context
 // pressure is a boundary like any other. Its contract for hosts is
-// ui-contract's sessionevent/usage.data (documentation: PROTOCOL.md §4
+// ui-contract's sessionevent/usage.data (documentation: docs/protocol.md §4
 // accepts types it does not name, so other shapes arrive and are counted
 // as unreadable).
 const (

@@ -10,7 +10,7 @@ import (
 	"github.com/continuity-dev/continuity/hostapi"
 )
 
-// Host event types this package reads. PROTOCOL.md §4 names the message,
+// Host event types this package reads. docs/protocol.md §4 names the message,
 // turn and tool/result types; run/start, run/end, tool/call and plan/update
 // are the host's delegated-run, tool-call and plan events, which hosts that
 // lack them simply never send (then nothing is pending and there is no plan).

@@ -1,6 +1,6 @@
 // Package hostapi is the plugin's view of its host: the shapes the host sends
 // (session events and headers) and a small typed client for the calls the
-// plugin makes back into the host (PROTOCOL.md §6).
+// plugin makes back into the host (docs/protocol.md §6).
 //
 // Feature packages depend on the narrow interfaces here, never on the wire,
 // so they can be tested with in-memory doubles and driven for real by the
