@@ -158,6 +158,18 @@ func dshReplay(t *testing.T, st dsh.Stream) {
 		if got := gjson.GetBytes(m, "initiatingEvent.eventId").Str; got != person[sid] {
 			t.Fatalf("%s: initiating event %s, want the person's prompt %s", sid, got, person[sid])
 		}
+		// DSH's first event is "0" in recall too, exactly as forwarded.
+		rec := contCall(t, h, out.SuccessorID, "call-recall-"+sid, "session_recall", map[string]any{"sessionId": sid, "eventId": "0"})
+		var got struct {
+			Events []struct {
+				EventID string `json:"eventId"`
+				Type    string `json:"type"`
+			} `json:"events"`
+		}
+		contOK(t, "session_recall", rec, &got)
+		if len(got.Events) != 1 || got.Events[0].EventID != "0" || got.Events[0].Type != st.Frames[dshFirst(st, sid)].Event.Get("type").Str {
+			t.Fatalf("%s: recall of event 0: %+v", sid, got.Events)
+		}
 	}
 	for _, line := range strings.Split(stderr.String(), "\n") {
 		for _, bad := range []string{"session event not applied", "invalid notification", "effect skipped", "header ignored"} {
@@ -194,6 +206,16 @@ func TestDSHPayloadPurposesAndNullTurn(t *testing.T) {
 	if err != nil || rerr != nil || gjson.GetBytes(res, "outcome").Str != "native" {
 		t.Fatalf("session title: %s %v %v", gjson.GetBytes(res, "outcome").Str, rerr, err)
 	}
+}
+
+// dshFirst is the index of sid's first event frame.
+func dshFirst(st dsh.Stream, sid string) int {
+	for i, fr := range st.Frames {
+		if fr.Session == sid {
+			return i
+		}
+	}
+	return -1
 }
 
 // dshView reads githubCopilotSessionContinuation.get for sid.
