@@ -14,7 +14,7 @@ func TestItemBound(t *testing.T) {
 		n    int
 		code string
 	}{{MaxItems, ""}, {MaxItems + 1, diag.InvalidPayload}} {
-		in := []byte(`{"input":[` + strings.Repeat(`0,`, tt.n-1) + `0]}`)
+		in := []byte(`{"input":[` + strings.Repeat(`{},`, tt.n-1) + `{}]}`)
 		checkBound(t, "items "+strconv.Itoa(tt.n), in, tt.code)
 	}
 }

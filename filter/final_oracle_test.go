@@ -28,7 +28,7 @@ func randomPayload(rng *rand.Rand, ciphers []string) []byte {
 		`{"type":"item_reference","id":"ref_1"}`,
 		`{"type":"message","role":"user","content":"no id"}`,
 		`{"id":"only"}`,
-		`{}`, `42`, `"text"`, `null`, `[1,{"id":"nested"}]`,
+		`{}`, `{"v":42}`, `{"v":"text"}`, `{"v":null}`, `{"v":[1,{"id":"nested"}]}`,
 	}
 	n := rng.IntN(9)
 	var sb strings.Builder

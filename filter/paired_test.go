@@ -32,7 +32,6 @@ func TestPairedIDs(t *testing.T) {
 		{"item reference", []string{old, `{"type":"item_reference","id":"rs_9"}`}, []string{`{"type":"item_reference","id":"rs_9"}`}, 0},
 		{"compaction", []string{old, `{"type":"compaction","id":"cmp_1","encrypted_content":"x"}`},
 			[]string{`{"type":"compaction","id":"cmp_1","encrypted_content":"x"}`}, 0},
-		{"not an object", []string{old, `"id"`}, []string{`"id"`}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -57,7 +57,7 @@ func TestInputShapesWithNothingToOmit(t *testing.T) {
 		`{"model":"m","input":"hello"}`,
 		`{"input":[]}`,
 		`{"input":[ ]}`,
-		`{"input":[1,"x",null,[{"type":"reasoning"}],{"content":{"type":"reasoning"}}]}`,
+		`{"input":[{"v":[1,"x",null,[{"type":"reasoning"}]]},{"content":{"type":"reasoning"}}]}`,
 		`{"tools":[{"type":"reasoning","encrypted_content":""}],"input":[{"role":"user","content":"x"}]}`,
 	} {
 		turn := NewTurn(Options{StripPairedIDs: true})
@@ -71,17 +71,35 @@ func TestInputShapesWithNothingToOmit(t *testing.T) {
 	}
 }
 
+// A top-level input item that is not an object is INVALID_PAYLOAD, as the
+// DSH Copilot plugin answers it, whether or not anything would be omitted,
+// and the failed call sets no baseline.
+func TestNonObjectInputItemIsInvalid(t *testing.T) {
+	r := reasoningItem("rs_1", "gAAAAABx")
+	for _, item := range []string{`1`, `"x"`, `null`, `true`, `[{"type":"reasoning"}]`} {
+		for _, in := range []string{`{"input":[` + item + `]}`, `{"input":[` + r + `,` + item + `]}`} {
+			for _, opts := range []Options{{}, {Prevalidated: true}, {StripPairedIDs: true, NoCopy: true}} {
+				turn := NewTurn(opts)
+				_, err := turn.Apply(context.Background(), []byte(in), nil)
+				if diag.CodeOf(err) != diag.InvalidPayload || turn.HasBaseline() {
+					t.Fatalf("%s %+v: %v (baseline %v)", in, opts, err, turn.HasBaseline())
+				}
+			}
+		}
+	}
+}
+
 func TestSeparatorsAfterOmission(t *testing.T) {
 	r := reasoningItem("rs_1", "gAAAAABx")
 	tests := []struct{ in, want string }{
 		{`{"input":[` + r + `]}`, `{"input":[]}`},
 		{`{"input":[ ` + r + ` ]}`, `{"input":[  ]}`},
-		{`{"input":[` + r + `, 1]}`, `{"input":[1]}`},
-		{`{"input":[1 ,` + r + `]}`, `{"input":[1]}`},
-		{`{"input":[1,` + r + `,` + r + `,2]}`, `{"input":[1,2]}`},
-		{"{\"input\":[\n  " + r + ",\n  " + r + ",\n  2\n]}", "{\"input\":[\n  2\n]}"},
+		{`{"input":[` + r + `, {}]}`, `{"input":[{}]}`},
+		{`{"input":[{} ,` + r + `]}`, `{"input":[{}]}`},
+		{`{"input":[{},` + r + `,` + r + `,{"n":2}]}`, `{"input":[{},{"n":2}]}`},
+		{"{\"input\":[\n  " + r + ",\n  " + r + ",\n  {}\n]}", "{\"input\":[\n  {}\n]}"},
 		{"{\"input\":[\n  " + r + " ,\n  " + r + "\n]}", "{\"input\":[\n  \n]}"},
-		{`{"input":[` + r + `,1,` + r + `,2,` + r + `]}`, `{"input":[1,2]}`},
+		{`{"input":[` + r + `,{},` + r + `,{"n":2},` + r + `]}`, `{"input":[{},{"n":2}]}`},
 	}
 	for _, tt := range tests {
 		res := mustApply(t, NewTurn(Options{}), []byte(tt.in))

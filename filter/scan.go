@@ -109,10 +109,12 @@ func (s *scanner) input(i int, d *doc) (int, error) {
 				return 0, err
 			}
 		} else {
-			if i, err = s.Value(i); err != nil {
+			// A Responses input item is an object; the DSH Copilot plugin
+			// refuses anything else with this code, and so does continuity.
+			if _, err = s.Value(i); err != nil {
 				return 0, err
 			}
-			it.end = i
+			return 0, diag.Newf(diag.InvalidPayload, "input item %d is not an object", len(d.items)).With("item", len(d.items))
 		}
 		if it.kind == kindReasoning {
 			if len(d.reasoning) == MaxReasoningItems {
