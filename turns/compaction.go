@@ -29,11 +29,11 @@ func readCompaction(data []byte) (compactionData, string) {
 		return d, "data.compactionId is not a non-empty string"
 	}
 	d.id = id.Str
-	switch t := gjson.GetBytes(data, "turn"); {
-	case t.Type == gjson.Number && t.Num >= 0 && t.Num == float64(int64(t.Num)):
-		n := int64(t.Num)
+	n, present, ok := dshevent.Turn(data)
+	switch {
+	case present && ok:
 		d.turn = &n
-	case t.Exists() && t.Type != gjson.Null:
+	case gjson.GetBytes(data, "turn").Exists() && !ok:
 		return d, "data.turn is neither an integer nor null"
 	}
 	if e := gjson.GetBytes(data, "error"); e.Exists() {

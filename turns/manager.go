@@ -3,13 +3,13 @@ package turns
 import (
 	"context"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
+	"github.com/continuity-dev/continuity/dshevent"
 	"github.com/continuity-dev/continuity/filter"
 	"github.com/continuity-dev/continuity/hostapi"
 	"github.com/continuity-dev/continuity/settings"
@@ -166,7 +166,7 @@ func (m *Manager) Observe(ev hostapi.SessionEvent) {
 	}
 	switch ev.Event.Type {
 	case "turn/end":
-		if turn, ok := m.intMember(ev, "turn"); ok {
+		if turn, ok := m.turnOf(ev); ok {
 			m.endTurnLocked(s, turn)
 		}
 	case "account/selected":
@@ -180,12 +180,11 @@ func (m *Manager) Observe(ev hostapi.SessionEvent) {
 	}
 }
 
-// intMember reads data.<name> as a non-negative integer, logging why not.
-func (m *Manager) intMember(ev hostapi.SessionEvent, name string) (int64, bool) {
-	v := gjson.GetBytes(ev.Event.Data, name)
-	n, err := strconv.ParseInt(v.Raw, 10, 64)
-	if v.Type != gjson.Number || err != nil || n < 0 {
-		m.skipped(ev, ev.Event.Type+": data."+name+" is not a non-negative integer")
+// turnOf reads data.turn as a turn (an integer from 0), logging why not.
+func (m *Manager) turnOf(ev hostapi.SessionEvent) (int64, bool) {
+	n, present, ok := dshevent.Turn(ev.Event.Data)
+	if !present || !ok {
+		m.skipped(ev, ev.Event.Type+": data.turn is not a non-negative integer")
 		return 0, false
 	}
 	return n, true
