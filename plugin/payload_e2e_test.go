@@ -81,7 +81,7 @@ func TestLargePayloadBytesSurviveTheWire(t *testing.T) {
 	}
 
 	// The next turn treats it as history and omits it.
-	if _, err := h.SessionEvent("s1", host.Ev("turn/end", map[string]any{"turn": 1, "reason": "completed"}), nil); err != nil {
+	if _, err := h.SessionEvent("s1", host.Ev("turn/end", map[string]any{"turn": 1, "reason": map[string]any{"kind": "completed"}}), nil); err != nil {
 		t.Fatal(err)
 	}
 	admit(t, h, "s1", 2, 1, "r3")

@@ -40,7 +40,7 @@ func turnsXEvent(t *testing.T, h *host.Host, sid, typ string, data any, hdr *hos
 
 func turnsXEndTurn(t *testing.T, h *host.Host, sid string, turn int) {
 	t.Helper()
-	turnsXEvent(t, h, sid, "turn/end", map[string]any{"turn": turn, "reason": "completed"}, nil)
+	turnsXEvent(t, h, sid, "turn/end", map[string]any{"turn": turn, "reason": map[string]any{"kind": "completed"}}, nil)
 }
 
 // turnsXAdmit sends agent/request and returns the admission or the

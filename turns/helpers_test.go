@@ -141,7 +141,7 @@ func (r *rig) event(sid, typ string, data any) {
 }
 
 func (r *rig) endTurn(sid string, turn int64) {
-	r.event(sid, "turn/end", map[string]any{"turn": turn, "reason": "completed"})
+	r.event(sid, "turn/end", map[string]any{"turn": turn, "reason": map[string]any{"kind": "completed"}})
 }
 
 // admit sends agent/request for the managed provider and model m1.
