@@ -12,6 +12,7 @@ import (
 
 	"github.com/continuity-dev/continuity/fixtures/host"
 	"github.com/continuity-dev/continuity/fixtures/supplier"
+	"github.com/continuity-dev/continuity/turns"
 )
 
 // turnsXRejection is what the supplier double answers to body for account.
@@ -187,7 +188,7 @@ func TestTurnsAccountSwitch(t *testing.T) {
 	if !pause || !slices.Equal(choices, []string{"enable", "keepOff", "cancel"}) || disclosure != "accountSwitch.disclosure" {
 		t.Fatalf("switch while off: %v %v %s", pause, choices, disclosure)
 	}
-	n := turnsXWaitNotice(t, h, "account:acct-B", "accountSwitch.title")
+	n := turnsXWaitNotice(t, h, "account:"+turns.AccountDigest("acct-B"), "accountSwitch.title")
 	if n.Kind != "accountSwitch" || n.Policy != "off" || n.Offer == nil || len(n.Offer.Choices) != 3 {
 		t.Fatalf("notice = %+v", n)
 	}

@@ -63,7 +63,7 @@ func (m *Manager) AccountSwitch(ctx context.Context, sessionID, accountID string
 	}
 	m.mu.Lock()
 	s := m.sessionLocked(sessionID)
-	m.publishLocked(sessionID, Notice{ID: "account:" + accountID, AgentID: sessionID, Turn: s.notice.turn,
+	m.publishLocked(sessionID, Notice{ID: "account:" + AccountDigest(accountID), AgentID: sessionID, Turn: s.notice.turn,
 		Kind: "accountSwitch", TextKey: "accountSwitch.title", At: m.nowMs(), Policy: "off", Offer: &Offer{
 			Action: "enableContinuation", TextKey: "accountSwitch.body", DisclosureKey: "accountSwitch.disclosure",
 			Choices: []Choice{{ID: "enable", TextKey: "accountSwitch.choice.enable"},
