@@ -15,6 +15,17 @@
 // -32700 reply, an oversized frame a -32600 FRAME_TOO_LARGE reply (both with
 // id null), and the connection stays up. It stops reading while the bytes
 // it holds for the host reach DefaultMaxInFlight (see budget).
+//
+// Buffer lifetime. A frame that fits in the 64 KiB read buffer is a slice
+// of it, and that buffer is never written again; a larger frame is read
+// into a pool buffer. A frame's bytes count in flight from the moment it
+// is read. A request's params become a *Params, which the handler takes
+// with TakeRequest in the library's read loop; whoever holds it then
+// either releases it once nothing refers to the bytes (the pool buffer
+// carries a later frame) or keeps it (the bytes become ordinary memory).
+// A large answer to a call of ours is a *Params too, from Call.Result. No
+// other path refers to a frame buffer, and a reply that borrows from one
+// is a RawResult, written before its Params are released.
 package wire
 
 import (
