@@ -83,3 +83,50 @@ func TestReadingStopsWhileRepliesBackUp(t *testing.T) {
 	}
 	waitFor("nothing is held", func() bool { held, _ := s.InFlight(); return held == 0 })
 }
+
+// TestReadingStopsAtTheHardLimit: replies flow, but requests are slower
+// than the host: reading stops once hard bytes are held, and goes on as
+// they are released.
+func TestReadingStopsAtTheHardLimit(t *testing.T) {
+	var in strings.Builder
+	const n = 12
+	for i := range n {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"m","params":{"p":"%s"}}`+"\n", i, strings.Repeat("x", 200<<10))
+	}
+	s := NewStream(strings.NewReader(in.String()), io.Discard, nil, 0, nil)
+	s.budget = newBudget(1<<20, 1<<20)
+	s.budget.hard = 1 << 20 // four frames of 256 KiB
+	var held []*Params
+	read := make(chan *Params)
+	go func() {
+		defer close(read)
+		for {
+			var v struct{ Method string }
+			if s.ReadObject(&v) != nil {
+				return
+			}
+			read <- s.TakeRequest().Params
+		}
+	}()
+	for range 4 {
+		held = append(held, <-read)
+	}
+	select {
+	case p := <-read:
+		t.Fatalf("a fifth frame was read with %d bytes held (%p)", s.budget.hard, p)
+	case <-time.After(100 * time.Millisecond):
+	}
+	held[0].Release()
+	held = append(held[1:], <-read)
+	for _, p := range held {
+		p.Release()
+	}
+	got := 5
+	for p := range read {
+		p.Release()
+		got++
+	}
+	if got != n {
+		t.Fatalf("%d of %d frames read", got, n)
+	}
+}

@@ -35,6 +35,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 )
@@ -69,6 +70,8 @@ type Stream struct {
 	// running requests write their replies first.
 	BeforeEOF func()
 	eofOnce   sync.Once
+
+	lastPause time.Time // read loop only
 }
 
 // Request is what the handler of a request or notification takes from the
@@ -128,9 +131,13 @@ func (s *Stream) ReadObject(v any) error {
 	}
 }
 
-// paused logs that reading stopped because too much is held for the host.
+// paused logs that reading stopped because too much is held for the host,
+// at most once a second (a host that reads slowly pauses it often).
 func (s *Stream) paused(held int64) {
-	s.log.Info("reading paused: replies are waiting for the host to read them", zap.Int64("heldBytes", held))
+	if now := time.Now(); now.Sub(s.lastPause) >= time.Second {
+		s.lastPause = now
+		s.log.Info("reading paused: replies are waiting for the host to read them", zap.Int64("heldBytes", held))
+	}
 }
 
 // TakeRequest hands the request the library just delivered to its
