@@ -113,10 +113,10 @@ func (f *frameReader) next() (frame, error) {
 // gather reads the rest of the pending frame into pool buffers. The first
 // is, when the pool has one, a recycled buffer sized from the last large
 // frame, so in the steady state the whole frame lands in it and is handed
-// out in place. A frame that outgrows it goes on
-// in further blocks (each filled before the next is taken, at most 4 MiB
-// more at a time, so an oversized line never holds more than the limit) and
-// is joined once into a buffer of its size. Bytes read past the newline
+// out in place. A frame that outgrows it goes on in further blocks (each
+// filled before the next is taken, at most 4 MiB more at a time, so an
+// oversized line never holds more than the limit; see newBlock) and is
+// joined once into a buffer of its size. Bytes read past the newline
 // start a new read buffer.
 func (f *frameReader) gather() (frame, error) {
 	pending := f.buf[f.off:f.end]
@@ -147,7 +147,7 @@ func (f *frameReader) gather() (frame, error) {
 			return f.joined(blocks, size), nil
 		}
 		if len(last) == cap(last) {
-			last = f.pool.get(f.bufferSize(min(size, bigBlock)))[:0]
+			last = newBlock(f.bufferSize(min(size, bigBlock)))[:0]
 			blocks = append(blocks, last)
 		}
 		m, err := f.src.Read(last[len(last):cap(last)])
@@ -169,13 +169,14 @@ func (f *frameReader) gather() (frame, error) {
 	}
 }
 
-// bigBlock is the largest block a growing frame takes from the pool at once.
+// bigBlock is the largest block a growing frame takes at once.
 const bigBlock = 4 << 20
 
 // joined returns the frame gathered in blocks (size bytes in all) and
 // remembers its size for the next one. A frame in one block is handed out
 // in place unless it fills less than a quarter of it; otherwise it is
-// copied once into a buffer of its size.
+// copied once into a buffer of its size, each block given back as soon as
+// it is copied.
 func (f *frameReader) joined(blocks [][]byte, size int) frame {
 	f.hint = size
 	if len(blocks) == 1 {
@@ -188,41 +189,35 @@ func (f *frameReader) joined(blocks [][]byte, size int) frame {
 	}
 	out := f.pool.get(f.bufferSize(size))
 	n := 0
-	for _, b := range blocks {
+	for i, b := range blocks {
 		n += copy(out[n:], b)
+		if i > 0 {
+			freeBlock(b)
+		}
 	}
-	f.putAll(blocks)
+	f.pool.put(blocks[0])
 	return frame{line: trimCR(out[:n:n]), pooled: out}
 }
 
-// keptBlocks is how many gathering blocks go back to the pool after a
-// frame is joined: enough to start the next large frame without an
-// allocation; the others are left to the garbage collector, so one huge
-// frame does not leave its size in the pool.
-const keptBlocks = 2
-
-// putAll gives (a few) gathering blocks back to the pool.
-func (f *frameReader) putAll(blocks [][]byte) {
-	for _, b := range blocks[:min(len(blocks), keptBlocks)] {
-		f.pool.put(b)
-	}
-}
-
-// drop forgets the blocks of a line over the limit. None goes back to the
-// pool, and when they were large the runtime is asked to return their
-// memory to the system now: a refused line must not stay resident.
+// drop forgets the buffers of a line over the limit: the blocks go back
+// to the system, and the first buffer does not go back to the pool; when
+// it was large (sized from an earlier large frame) the runtime is asked
+// to return its memory now: a refused line must not stay resident.
 func (f *frameReader) drop(blocks [][]byte) {
-	total := 0
-	for _, b := range blocks {
-		total += cap(b)
+	if len(blocks) == 0 {
+		return
 	}
+	for _, b := range blocks[1:] {
+		freeBlock(b)
+	}
+	large := cap(blocks[0]) >= freeAfter
 	clear(blocks)
-	if total >= freeAfter {
+	if large {
 		debug.FreeOSMemory()
 	}
 }
 
-// freeAfter is the size of a refused line's blocks from which their
+// freeAfter is the size of a refused line's first buffer from which its
 // memory is handed back to the system at once.
 const freeAfter = 16 << 20
 
