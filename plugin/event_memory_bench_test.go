@@ -38,7 +38,6 @@ func BenchmarkSessionEventPeakMemory(b *testing.B) {
 // bytes to it, waits until it is applied (a later request is answered
 // after it) and returns the plugin's peak RSS over size.
 func eventPeakRatio(b *testing.B, size int64) float64 {
-	b.StopTimer()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	h, err := host.Start(ctx, host.Config{Binary: testbin.Path(b), DataDir: b.TempDir(), MaxFrameBytes: int(size + 1<<20),
@@ -50,7 +49,6 @@ func eventPeakRatio(b *testing.B, size int64) float64 {
 	if _, err := h.Initialize(ctx, host.AllCapabilities()); err != nil {
 		b.Fatal(err)
 	}
-	b.StartTimer()
 	filler := host.Filler{
 		Prefix: []byte(`{"jsonrpc":"2.0","method":"session/event","params":{"sessionId":"s1","event":{"type":"tool/result","seq":1,"time":1,"data":{"callId":"c1","output":"`),
 		Fill:   'o',
@@ -62,7 +60,6 @@ func eventPeakRatio(b *testing.B, size int64) float64 {
 	if _, rerr, err := h.Call(ctx, "remote/invoke", map[string]any{"namespace": "continuity", "method": "notices", "args": map[string]any{"agentId": "s1"}}); err != nil || rerr != nil {
 		b.Fatalf("after the event: %v %v", err, rerr)
 	}
-	b.StopTimer()
 	peak, err := h.PeakRSS()
 	if err != nil {
 		b.Fatal(err)

@@ -116,3 +116,26 @@ func TestUntakenParamsAreReleased(t *testing.T) {
 		t.Fatalf("%d bytes still held", held)
 	}
 }
+
+// TestRawResultIsWrittenAsItIs: a RawResult's borrowed parts reach the
+// pipe byte for byte (spacing, escapes and key order as the host sent
+// them), and a member without bytes is an error, not invalid JSON.
+func TestRawResultIsWrittenAsItIs(t *testing.T) {
+	var out bytes.Buffer
+	s := NewStream(strings.NewReader(""), &out, nil, 0, nil)
+	id, _ := ParseID([]byte(`"r\u0031"`))
+	r, err := Object().Set("outcome", "filtered").Raw("payload", []byte(`{ "b" :1,`), []byte(` "a":"<\u00e9>" }`)).Set("n", 2).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reply(id, r); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jsonrpc":"2.0","id":"r\u0031","result":{"outcome":"filtered","payload":{ "b" :1, "a":"<\u00e9>" },"n":2}}` + "\n"
+	if out.String() != want {
+		t.Fatalf("wrote %s\nwant  %s", out.String(), want)
+	}
+	if _, err := Object().Raw("config", nil, []byte{}).Result(); err == nil {
+		t.Fatal("a member without bytes was accepted")
+	}
+}

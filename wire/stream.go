@@ -15,6 +15,17 @@
 // -32700 reply, an oversized frame a -32600 FRAME_TOO_LARGE reply (both with
 // id null), and the connection stays up. It stops reading while the bytes
 // it holds for the host reach DefaultMaxInFlight (see budget).
+//
+// Buffer lifetime. A frame that fits in the 64 KiB read buffer is a slice
+// of it, and that buffer is never written again; a larger frame is read
+// into a pool buffer. A frame's bytes count in flight from the moment it
+// is read. A request's params become a *Params, which the handler takes
+// with TakeRequest in the library's read loop; whoever holds it then
+// either releases it once nothing refers to the bytes (the pool buffer
+// carries a later frame) or keeps it (the bytes become ordinary memory).
+// A large answer to a call of ours is a *Params too, from Call.Result. No
+// other path refers to a frame buffer, and a reply that borrows from one
+// is a RawResult, written before its Params are released.
 package wire
 
 import (
@@ -24,6 +35,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 )
@@ -58,6 +70,8 @@ type Stream struct {
 	// running requests write their replies first.
 	BeforeEOF func()
 	eofOnce   sync.Once
+
+	lastPause time.Time // read loop only
 }
 
 // Request is what the handler of a request or notification takes from the
@@ -117,9 +131,13 @@ func (s *Stream) ReadObject(v any) error {
 	}
 }
 
-// paused logs that reading stopped because too much is held for the host.
+// paused logs that reading stopped because too much is held for the host,
+// at most once a second (a host that reads slowly pauses it often).
 func (s *Stream) paused(held int64) {
-	s.log.Info("reading paused: replies are waiting for the host to read them", zap.Int64("heldBytes", held))
+	if now := time.Now(); now.Sub(s.lastPause) >= time.Second {
+		s.lastPause = now
+		s.log.Info("reading paused: replies are waiting for the host to read them", zap.Int64("heldBytes", held))
+	}
 }
 
 // TakeRequest hands the request the library just delivered to its

@@ -2,6 +2,8 @@ package wire
 
 import (
 	"encoding/json"
+	"errors"
+	"strconv"
 
 	"go.uber.org/zap"
 )
@@ -33,8 +35,16 @@ func (o *RawObject) Set(name string, v any) *RawObject {
 }
 
 // Raw adds a member whose value is the concatenation of parts, which must
-// be one JSON value together; they are written as they are.
+// be one JSON value together; they are written as they are. No bytes at
+// all would make the reply invalid JSON, so Result then fails.
 func (o *RawObject) Raw(name string, parts ...[]byte) *RawObject {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if n == 0 && o.err == nil {
+		o.err = errors.New("wire: result member " + strconv.Quote(name) + " has no value")
+	}
 	key, _ := json.Marshal(name)
 	sep := byte(',')
 	if len(o.parts) == 0 {

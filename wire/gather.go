@@ -1,0 +1,127 @@
+package wire
+
+import (
+	"bytes"
+	"runtime/debug"
+)
+
+// gather reads the rest of the pending frame into pool buffers. The first
+// is, when the pool has one, a recycled buffer sized from the last large
+// frame, so in the steady state the whole frame lands in it and is handed
+// out in place. A frame that outgrows it goes on in further blocks (each
+// filled before the next is taken, at most 4 MiB more at a time, so an
+// oversized line never holds more than the limit; see newBlock) and is
+// joined once into a buffer of its size. Bytes read past the newline
+// start a new read buffer.
+func (f *frameReader) gather() (frame, error) {
+	pending := f.buf[f.off:f.end]
+	// A buffer the size of the last large frame takes the whole frame at
+	// once: a recycled one, or a fresh one while that size is modest. After
+	// a huge frame, a fresh buffer its size could be a huge allocation for
+	// a small frame, so the frame starts small and grows through blocks.
+	hinted := f.bufferSize(f.hint + f.hint/8 + 1)
+	first, ok := f.pool.tryGet(hinted)
+	if !ok && hinted <= bigBlock {
+		first, ok = f.pool.get(hinted), true
+	}
+	if !ok || len(first) < len(pending) {
+		if ok {
+			f.pool.put(first)
+		}
+		first = f.pool.get(f.bufferSize(2 * len(pending)))
+	}
+	blocks := [][]byte{first[:copy(first, pending)]}
+	f.buf, f.off, f.end = nil, 0, 0
+	size := len(blocks[0])
+	for {
+		last := blocks[len(blocks)-1]
+		if overLimit(int64(size), f.max, lastByte(blocks)) {
+			return frame{}, f.skipLine(blocks)
+		}
+		if f.eof {
+			return f.joined(blocks, size), nil
+		}
+		if len(last) == cap(last) {
+			last = newBlock(f.bufferSize(min(size, bigBlock)))[:0]
+			blocks = append(blocks, last)
+		}
+		m, err := f.src.Read(last[len(last):cap(last)])
+		if err != nil {
+			f.eof, f.rerr = true, err
+		}
+		if i := bytes.IndexByte(last[len(last):len(last)+m], '\n'); i >= 0 {
+			end := len(last) + i
+			f.keepRest(last[end+1 : len(last)+m])
+			blocks[len(blocks)-1] = last[:end]
+			if size += i; overLimit(int64(size), f.max, lastByte(blocks)) {
+				f.drop(blocks)
+				return frame{}, errFrameTooLarge
+			}
+			return f.joined(blocks, size), nil
+		}
+		blocks[len(blocks)-1] = last[:len(last)+m]
+		size += m
+	}
+}
+
+// bigBlock is the largest block a growing frame takes at once.
+const bigBlock = 4 << 20
+
+// joined returns the frame gathered in blocks (size bytes in all) and
+// remembers its size for the next one. A frame in one block is handed out
+// in place unless it fills less than a quarter of it; otherwise it is
+// copied once into a buffer of its size, each block given back as soon as
+// it is copied.
+func (f *frameReader) joined(blocks [][]byte, size int) frame {
+	f.hint = size
+	if len(blocks) == 1 {
+		b := blocks[0]
+		if size >= cap(b)/4 {
+			return frame{line: trimCR(b[:size:size]), pooled: b[:cap(b)]}
+		}
+		// A small frame in a big buffer: move it, so that a frame its
+		// handler keeps does not hold the big buffer too.
+	}
+	out := f.pool.get(f.bufferSize(size))
+	n := 0
+	for i, b := range blocks {
+		n += copy(out[n:], b)
+		if i > 0 {
+			freeBlock(b)
+		}
+	}
+	f.pool.put(blocks[0])
+	return frame{line: trimCR(out[:n:n]), pooled: out}
+}
+
+// drop forgets the buffers of a line over the limit: the blocks go back
+// to the system, and the first buffer does not go back to the pool; when
+// it was large (sized from an earlier large frame) the runtime is asked
+// to return its memory now: a refused line must not stay resident.
+func (f *frameReader) drop(blocks [][]byte) {
+	if len(blocks) == 0 {
+		return
+	}
+	for _, b := range blocks[1:] {
+		freeBlock(b)
+	}
+	large := cap(blocks[0]) >= freeAfter
+	clear(blocks)
+	if large {
+		debug.FreeOSMemory()
+	}
+}
+
+// freeAfter is the size of a refused line's first buffer from which its
+// memory is handed back to the system at once.
+const freeAfter = 16 << 20
+
+// lastByte is the last byte gathered so far (0 when none).
+func lastByte(blocks [][]byte) byte {
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if b := blocks[i]; len(b) > 0 {
+			return b[len(b)-1]
+		}
+	}
+	return 0
+}
