@@ -58,6 +58,17 @@ func initialized(t *testing.T, cfg host.Config, caps host.Capabilities) *host.Ho
 	return h
 }
 
+// skipUnderRace skips a test of a resource bound in the -race pass of
+// .ci/run: a race-built plugin's memory and speed are the race runtime's
+// (shadow memory, several times slower), not the plugin's. The ordinary
+// pass of the same run checks the bound on the binary hosts start.
+func skipUnderRace(t *testing.T, bound string) {
+	t.Helper()
+	if testbin.Race() {
+		t.Skip(bound + " is checked on the ordinary build, not the race-built one")
+	}
+}
+
 // ctxT bounds one step of a test so a hang fails instead of stalling.
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

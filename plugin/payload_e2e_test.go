@@ -40,6 +40,7 @@ func TestLargePayloadBytesSurviveTheWire(t *testing.T) {
 	if testing.Short() {
 		t.Skip("64 MiB payloads")
 	}
+	skipUnderRace(t, "the time to filter 64 MiB payloads")
 	h := initialized(t, host.Config{}, host.AllCapabilities())
 	freshSession(t, h, "s1")
 	if res := admit(t, h, "s1", 1, 1, "r1"); res.Admission == nil || !res.Admission.Enabled {

@@ -141,6 +141,7 @@ func TestOversizedFrameIsSkippedWithoutHoldingIt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams 300 MiB")
 	}
+	skipUnderRace(t, "the peak RSS of an oversized frame")
 	const limit = 32 << 20
 	const frame = 300 << 20
 	h := initialized(t, host.Config{MaxFrameBytes: limit}, host.AllCapabilities())
