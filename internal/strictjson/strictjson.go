@@ -29,9 +29,9 @@ import (
 // not something a host serialized; it would only cost a parser time.
 const MaxNumberBytes = 64
 
-// MaxExponent bounds a number's exponent (after its leading zeros): a
-// double's range ends near 1e±308, and 10^999 is still cheap to compute
-// exactly where a validator does.
+// MaxExponent bounds a number's exponent (after its leading zeros): three
+// digits. A double's range ends near 1e±308, and 10^999 is still cheap to
+// compute exactly where a validator does.
 const MaxExponent = 999
 
 // MaxDepth bounds nesting, as encoding/json does.
@@ -56,8 +56,10 @@ func (e *Error) Error() string {
 // Reasons, so that callers and tests can tell them apart with errors.Is.
 var (
 	ErrDuplicate = errors.New("a member name appears more than once")
-	ErrNumber    = errors.New("a number literal longer than " + strconv.Itoa(MaxNumberBytes) +
-		" bytes or with an exponent beyond ±" + strconv.Itoa(MaxExponent) + " is refused")
+	// ErrNumber's text spells the exponent bound in words: a reason must
+	// not read like a value the client sent.
+	ErrNumber = errors.New("a number literal longer than " + strconv.Itoa(MaxNumberBytes) +
+		" bytes or with an exponent of more than three digits is refused")
 	ErrDepth  = errors.New("nesting deeper than " + strconv.Itoa(MaxDepth) + " levels")
 	ErrSyntax = errors.New("not JSON")
 )
