@@ -49,6 +49,28 @@ func hostileArgsInvalid(t *testing.T, h *host.Host, method, args, want string) {
 
 const hostileRefused = "number literal longer than"
 
+// hostileLogged waits until the plugin's stderr holds every one of want.
+func hostileLogged(t *testing.T, h *host.Host, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		tail := string(h.StderrTail())
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(tail, w) {
+				missing = w
+			}
+		}
+		if missing == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stderr never said %s:\n%s", missing, tail)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // #1: 1e1000001 in any integer-typed member used to kill the process (exit
 // 2, everything in flight lost). Now each is refused and the plugin lives.
 func TestHostileHugeExponentsAreRefused(t *testing.T) {
@@ -104,6 +126,18 @@ func TestHostileDuplicateMembersAreRefused(t *testing.T) {
 	hostileInvalid(t, h, "tool/call", `{"sessionId":"s-ok","turn":1,"callId":"c","name":"session_recall","arguments":{"sessionId":"x","sessionId":"s-ok","eventId":"1"}}`, "/arguments/sessionId")
 	hostileArgsInvalid(t, h, "get", `{"agentId":"nobody","agentId":"s-ok"}`, "/agentId: a member name "+dup)
 	hostileArgsInvalid(t, h, "set", `{"agentId":"s-ok","revision":0,"enabled":false,"enabled":true}`, "/enabled")
+	// A session event with its session or seq twice is not applied, and
+	// the log says why.
+	for _, note := range []string{
+		`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"nobody","sessionId":"s-ok","event":{"type":"turn/start","seq":1,"time":1,"data":{}}}}`,
+		`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"s-ok","event":{"type":"turn/start","seq":1,"seq":2,"time":1,"data":{}}}}`,
+	} {
+		if err := h.SendLine([]byte(note)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hostileAlive(t, h, "duplicated event members")
+	hostileLogged(t, h, `\"sessionId\" appears more than once`, `event.\"seq\" appears more than once`)
 	// Nothing was admitted under either copy.
 	res, err := h.AgentRequest(ctxT(t), host.AgentRequestParams{SessionID: "s-ok", Turn: 1, Step: 1, RequestID: "r3",
 		Config: host.LLMConfig{Provider: "github-copilot-preview", Model: "gpt-5.4"}})
@@ -124,6 +158,10 @@ func TestHostileLoneSurrogateIDsAreRefused(t *testing.T) {
 	hostileArgsInvalid(t, h, "set", `{"agentId":"a\udbff","revision":0,"enabled":true}`, lone)
 	hostileInvalid(t, h, "agent/request", `{"sessionId":"a\ud800","turn":1,"step":1,"requestId":"r1","config":{"provider":"github-copilot-preview","model":"m"}}`, "/sessionId: holds a "+lone)
 	hostileInvalid(t, h, "agent/request", `{"sessionId":"s","turn":1,"step":1,"requestId":"r\udc00","config":{"provider":"github-copilot-preview","model":"m"}}`, "/requestId: holds a "+lone)
+	if err := h.SendLine([]byte(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"a\udbff","event":{"type":"turn/start","seq":1,"time":1,"data":{}}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	hostileLogged(t, h, "sessionId holds a lone surrogate escape")
 	res, err := h.RemoteInvoke(ctxT(t), remote.SessionContinuationNamespace, "get", json.RawMessage(`{"agentId":"a\ufffd"}`))
 	if err != nil || !res.OK {
 		t.Fatalf("get a\\ufffd: %v %s", err, res.Raw)
