@@ -47,7 +47,8 @@ func hostileArgsInvalid(t *testing.T, h *host.Host, method, args, want string) {
 	}
 }
 
-const hostileRefused = "number literal longer than"
+// hostileRefused is how a value beyond a JavaScript-safe integer fails.
+const hostileRefused = "must be <= 9.007199254740991e+15"
 
 // hostileLogged waits until the plugin's stderr holds every one of want.
 func hostileLogged(t *testing.T, h *host.Host, want ...string) {
@@ -89,7 +90,7 @@ func TestHostileHugeExponentsAreRefused(t *testing.T) {
 		hostileAlive(t, h, note)
 	}
 	hostileInvalid(t, h, "agent/request", `{"sessionId":"s","turn":1e1000001,"step":1,"requestId":"r","config":{"provider":"github-copilot-preview","model":"m"}}`, hostileRefused)
-	hostileInvalid(t, h, "llm/payload", `{"requestId":"r","sessionId":"s","turn":1,"step":1e1000001,"provider":"github-copilot-preview","model":"m","purpose":"chat","payload":{"input":[]}}`, hostileRefused)
+	hostileInvalid(t, h, "llm/payload", `{"requestId":"r","sessionId":"s","turn":1,"step":1e1000001,"provider":"github-copilot-preview","model":"m","purpose":"chat","payload":{"input":[]}}`, "/step: "+hostileRefused)
 	hostileInvalid(t, h, "tool/call", `{"sessionId":"s","turn":1e1000001,"callId":"c","name":"session_lineage","arguments":{}}`, hostileRefused)
 	for _, m := range []string{"set", "authorizeNext"} {
 		hostileArgsInvalid(t, h, m, `{"agentId":"s","revision":1e1000001,"enabled":true}`, hostileRefused)
@@ -193,4 +194,35 @@ func TestHostileOneOfErrorsNameTheRealReason(t *testing.T) {
 			t.Fatalf("%.60s: %.300s, want %q", c.args, got, c.want)
 		}
 	}
+}
+
+// The number bound is for values a validator parses, not for ids: the wire
+// takes any integer id, so $/cancelRequest must reach a request whose id
+// has more digits than the bound (and a cancellation naming its id twice is
+// refused, not read with a first-copy rule).
+func TestHostileCancelReachesALongIntegerID(t *testing.T) {
+	h := initialized(t, host.Config{}, host.AllCapabilities())
+	release := h.Hold("agents/get")
+	defer release()
+	id := strings.Repeat("9", 100)
+	line := `{"jsonrpc":"2.0","id":` + id + `,"method":"agent/request","params":{"sessionId":"long","turn":1,"step":1,"requestId":"rq","config":{"provider":"github-copilot-preview","model":"gpt-5.4"}}}`
+	if err := h.SendLine([]byte(line)); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.WaitHeld(ctxT(t), "agents/get", 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, cancel := range []string{
+		`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1,"id":` + id + `}}`,
+		`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":` + id + `}}`,
+	} {
+		if err := h.SendLine([]byte(cancel)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	release()
+	if m := replyTo(t, h, id); m.Error == nil || m.Error.Code != -32800 {
+		t.Fatalf("the request was not cancelled: %s", m.Raw)
+	}
+	hostileLogged(t, h, `"method":"$/cancelRequest","reason":"invalid params: /id: a member name appears more than once"`)
 }
