@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/continuity-dev/continuity/internal/strictjson"
 	"github.com/continuity-dev/continuity/jsonscan"
 )
 
@@ -40,9 +42,24 @@ func readSessionEvent(params []byte) (ev hostapi.SessionEvent, headerErr error, 
 	if ev.SessionID == "" {
 		return ev, nil, errors.New("sessionId is not a non-empty string")
 	}
+	if !utf8.ValidString(ev.SessionID) {
+		// Decoded exactly, a lone surrogate escape left the id invalid
+		// UTF-8: every request refuses such an id, so no event applies
+		// to one either (issue 18 #9).
+		return ev, nil, errors.New("sessionId holds a lone surrogate escape")
+	}
 	fields, err := members(event)
 	if err != nil {
 		return ev, nil, errors.New("event is not an object")
+	}
+	// A member twice at either level has no one meaning: which copy is
+	// read would decide the session or the seq (issue 18 #12). Deeper
+	// members belong to the features that read them.
+	if err := unique("", top); err != nil {
+		return ev, nil, err
+	}
+	if err := unique("event.", fields); err != nil {
+		return ev, nil, err
 	}
 	seq := []byte(nil)
 	for _, m := range fields.ms {
@@ -78,6 +95,14 @@ func readSessionEvent(params []byte) (ev hostapi.SessionEvent, headerErr error, 
 		ev.Header = &h
 	}
 	return ev, nil, nil
+}
+
+// unique refuses an object with a member name twice.
+func unique(prefix string, o object) error {
+	if name, dup := strictjson.Duplicate(o.sc, o.ms); dup {
+		return errors.New(prefix + strconv.Quote(clip(name)) + " appears more than once")
+	}
+	return nil
 }
 
 // object is the members of one JSON object found by a trusted scan.

@@ -20,6 +20,10 @@ func TestSessionEventEnvelope(t *testing.T) {
 		{name: "fractional seq", params: `{"sessionId":"s","event":{"type":"t","seq":1.5}}`, err: "event.seq"},
 		{name: "string seq", params: `{"sessionId":"s","event":{"type":"t","seq":"1"}}`, err: "event.seq"},
 		{name: "a header that does not read", seq: 2, params: `{"sessionId":"s","event":{"type":"t","seq":2},"header":{"createdAt":"soon"}}`, headerErr: "header does not read"},
+		{name: "sessionId twice", params: `{"sessionId":"nobody","sessionId":"s","event":{"type":"t","seq":1}}`, err: `"sessionId" appears more than once`},
+		{name: "seq twice", params: `{"sessionId":"s","event":{"type":"t","seq":1,"s\u0065q":2}}`, err: `event."seq" appears more than once`},
+		{name: "a lone surrogate in sessionId", params: `{"sessionId":"s\ud800","event":{"type":"t","seq":1}}`, err: "lone surrogate"},
+		{name: "duplicates inside data are the features' business", seq: 3, params: `{"sessionId":"s","event":{"type":"t","seq":3,"data":{"a":1,"a":2}}}`},
 		{name: "a header that is not an object", seq: 2, params: `{"sessionId":"s","event":{"type":"t","seq":2},"header":5}`, headerErr: "not an object"},
 	} {
 		ev, headerErr, err := readSessionEvent([]byte(c.params))

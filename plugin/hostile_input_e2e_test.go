@@ -47,7 +47,30 @@ func hostileArgsInvalid(t *testing.T, h *host.Host, method, args, want string) {
 	}
 }
 
-const hostileRefused = "number literal longer than"
+// hostileRefused is how a value beyond a JavaScript-safe integer fails.
+const hostileRefused = "must be <= 9.007199254740991e+15"
+
+// hostileLogged waits until the plugin's stderr holds every one of want.
+func hostileLogged(t *testing.T, h *host.Host, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		tail := string(h.StderrTail())
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(tail, w) {
+				missing = w
+			}
+		}
+		if missing == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stderr never said %s:\n%s", missing, tail)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
 
 // #1: 1e1000001 in any integer-typed member used to kill the process (exit
 // 2, everything in flight lost). Now each is refused and the plugin lives.
@@ -67,7 +90,7 @@ func TestHostileHugeExponentsAreRefused(t *testing.T) {
 		hostileAlive(t, h, note)
 	}
 	hostileInvalid(t, h, "agent/request", `{"sessionId":"s","turn":1e1000001,"step":1,"requestId":"r","config":{"provider":"github-copilot-preview","model":"m"}}`, hostileRefused)
-	hostileInvalid(t, h, "llm/payload", `{"requestId":"r","sessionId":"s","turn":1,"step":1e1000001,"provider":"github-copilot-preview","model":"m","purpose":"chat","payload":{"input":[]}}`, hostileRefused)
+	hostileInvalid(t, h, "llm/payload", `{"requestId":"r","sessionId":"s","turn":1,"step":1e1000001,"provider":"github-copilot-preview","model":"m","purpose":"chat","payload":{"input":[]}}`, "/step: "+hostileRefused)
 	hostileInvalid(t, h, "tool/call", `{"sessionId":"s","turn":1e1000001,"callId":"c","name":"session_lineage","arguments":{}}`, hostileRefused)
 	for _, m := range []string{"set", "authorizeNext"} {
 		hostileArgsInvalid(t, h, m, `{"agentId":"s","revision":1e1000001,"enabled":true}`, hostileRefused)
@@ -104,6 +127,18 @@ func TestHostileDuplicateMembersAreRefused(t *testing.T) {
 	hostileInvalid(t, h, "tool/call", `{"sessionId":"s-ok","turn":1,"callId":"c","name":"session_recall","arguments":{"sessionId":"x","sessionId":"s-ok","eventId":"1"}}`, "/arguments/sessionId")
 	hostileArgsInvalid(t, h, "get", `{"agentId":"nobody","agentId":"s-ok"}`, "/agentId: a member name "+dup)
 	hostileArgsInvalid(t, h, "set", `{"agentId":"s-ok","revision":0,"enabled":false,"enabled":true}`, "/enabled")
+	// A session event with its session or seq twice is not applied, and
+	// the log says why.
+	for _, note := range []string{
+		`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"nobody","sessionId":"s-ok","event":{"type":"turn/start","seq":1,"time":1,"data":{}}}}`,
+		`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"s-ok","event":{"type":"turn/start","seq":1,"seq":2,"time":1,"data":{}}}}`,
+	} {
+		if err := h.SendLine([]byte(note)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hostileAlive(t, h, "duplicated event members")
+	hostileLogged(t, h, `\"sessionId\" appears more than once`, `event.\"seq\" appears more than once`)
 	// Nothing was admitted under either copy.
 	res, err := h.AgentRequest(ctxT(t), host.AgentRequestParams{SessionID: "s-ok", Turn: 1, Step: 1, RequestID: "r3",
 		Config: host.LLMConfig{Provider: "github-copilot-preview", Model: "gpt-5.4"}})
@@ -124,6 +159,10 @@ func TestHostileLoneSurrogateIDsAreRefused(t *testing.T) {
 	hostileArgsInvalid(t, h, "set", `{"agentId":"a\udbff","revision":0,"enabled":true}`, lone)
 	hostileInvalid(t, h, "agent/request", `{"sessionId":"a\ud800","turn":1,"step":1,"requestId":"r1","config":{"provider":"github-copilot-preview","model":"m"}}`, "/sessionId: holds a "+lone)
 	hostileInvalid(t, h, "agent/request", `{"sessionId":"s","turn":1,"step":1,"requestId":"r\udc00","config":{"provider":"github-copilot-preview","model":"m"}}`, "/requestId: holds a "+lone)
+	if err := h.SendLine([]byte(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"a\udbff","event":{"type":"turn/start","seq":1,"time":1,"data":{}}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	hostileLogged(t, h, "sessionId holds a lone surrogate escape")
 	res, err := h.RemoteInvoke(ctxT(t), remote.SessionContinuationNamespace, "get", json.RawMessage(`{"agentId":"a\ufffd"}`))
 	if err != nil || !res.OK {
 		t.Fatalf("get a\\ufffd: %v %s", err, res.Raw)
@@ -155,4 +194,35 @@ func TestHostileOneOfErrorsNameTheRealReason(t *testing.T) {
 			t.Fatalf("%.60s: %.300s, want %q", c.args, got, c.want)
 		}
 	}
+}
+
+// The number bound is for values a validator parses, not for ids: the wire
+// takes any integer id, so $/cancelRequest must reach a request whose id
+// has more digits than the bound (and a cancellation naming its id twice is
+// refused, not read with a first-copy rule).
+func TestHostileCancelReachesALongIntegerID(t *testing.T) {
+	h := initialized(t, host.Config{}, host.AllCapabilities())
+	release := h.Hold("agents/get")
+	defer release()
+	id := strings.Repeat("9", 100)
+	line := `{"jsonrpc":"2.0","id":` + id + `,"method":"agent/request","params":{"sessionId":"long","turn":1,"step":1,"requestId":"rq","config":{"provider":"github-copilot-preview","model":"gpt-5.4"}}}`
+	if err := h.SendLine([]byte(line)); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.WaitHeld(ctxT(t), "agents/get", 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, cancel := range []string{
+		`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1,"id":` + id + `}}`,
+		`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":` + id + `}}`,
+	} {
+		if err := h.SendLine([]byte(cancel)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	release()
+	if m := replyTo(t, h, id); m.Error == nil || m.Error.Code != -32800 {
+		t.Fatalf("the request was not cancelled: %s", m.Raw)
+	}
+	hostileLogged(t, h, `"method":"$/cancelRequest","reason":"invalid params: /id: a member name appears more than once"`)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/continuity-dev/continuity/internal/strictjson"
 	"github.com/continuity-dev/continuity/jsonscan"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
+	"github.com/continuity-dev/continuity/wire"
 )
 
 // splitInvokeParams reads remote/invoke params without decoding the args:
@@ -52,7 +53,7 @@ func splitInvokeParams(raw []byte) (invokeParams, error) {
 		Method    string `json:"method"`
 	}
 	if err := json.Unmarshal(envelope, &head); err != nil {
-		return p, invalidParams("remote/invoke: " + err.Error())
+		return p, invalidParams("remote/invoke: " + wire.DecodeError(err))
 	}
 	p.Namespace, p.Method = head.Namespace, head.Method
 	return p, nil

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/continuity-dev/continuity/internal/strictjson"
@@ -90,4 +92,47 @@ func hasDuplicate(t *testing.T, doc []byte) bool {
 			}
 		}
 	}
+}
+
+// FuzzNumberStandIn: for any number literal a validator is shown something
+// short that agrees with the exact value on sign, integer-ness and order
+// against the bounds the schemas use. big.Rat is the oracle, on literals
+// small enough for it.
+func FuzzNumberStandIn(f *testing.F) {
+	for _, s := range []string{"1e1000001", "-0.000000000000000000000000000000000000000000000000000000000000000000001", "12345678901234567890123456789012345678901234567890123456789012345.5", "9007199254740992", "1e-400", "-0e9999"} {
+		f.Add(s)
+	}
+	bounds := []string{"0", "1", "999", "9007199254740991", "0.5", "100000000000000000000000000000000000000000000000000000000000000"}
+	f.Fuzz(func(t *testing.T, lit string) {
+		if lit == "" || strings.TrimSpace(lit) != lit || !(lit[0] == '-' || '0' <= lit[0] && lit[0] <= '9') || !json.Valid([]byte(lit)) {
+			return
+		}
+		b, err := strictjson.Decode([]byte(lit))
+		if err != nil {
+			t.Fatalf("%q: %v", lit, err)
+		}
+		got := string(b.Value().(json.Number))
+		if len(got) > 110 {
+			t.Fatalf("%q: stand-in of %d bytes", lit, len(got))
+		}
+		if len(lit) > 4096 || strings.ContainsAny(lit, "eE") && len(lit)-strings.IndexAny(lit, "eE") > 5 {
+			return // too large for the oracle
+		}
+		want, ok1 := new(big.Rat).SetString(lit)
+		have, ok2 := new(big.Rat).SetString(got)
+		if !ok1 || !ok2 {
+			t.Fatalf("%q → %q: not numbers", lit, got)
+		}
+		if want.Sign() != have.Sign() || want.IsInt() != have.IsInt() {
+			t.Fatalf("%q → %q: sign or integer-ness differs", lit, got)
+		}
+		for _, s := range bounds {
+			for _, sign := range []string{"", "-"} {
+				bound, _ := new(big.Rat).SetString(sign + s)
+				if want.Cmp(bound) != have.Cmp(bound) {
+					t.Fatalf("%q → %q: compares differently with %s%s", lit, got, sign, s)
+				}
+			}
+		}
+	})
 }

@@ -1,7 +1,7 @@
 // Package strictjson reads JSON from outside exactly, or refuses it with a
 // named reason: a member name that appears twice in one object (at any
-// depth), a number literal beyond what any real host writes, nesting past
-// MaxDepth, or anything that is not RFC 8259 JSON in valid UTF-8.
+// depth), nesting past MaxDepth, or anything that is not RFC 8259 JSON in
+// valid UTF-8.
 //
 // It exists because the general decoders are lenient where continuity must
 // not be: encoding/json keeps the last copy of a duplicated member (and
@@ -10,8 +10,8 @@
 // id), and a schema validator that turns an unbounded number literal into a
 // big.Rat crashes on 1e1000001 and is quadratic in its digits. Here strings
 // are decoded to WTF-8 (a lone surrogate keeps its own code point, see
-// jsonscan), numbers are checked by their spelling before anything parses
-// them, and the walk is linear in the document.
+// jsonscan), a validator is shown a bounded stand-in for a long number
+// literal (see number.go), and the walk is linear in the document.
 package strictjson
 
 import (
@@ -23,16 +23,6 @@ import (
 
 	"github.com/continuity-dev/continuity/jsonscan"
 )
-
-// MaxNumberBytes bounds a number literal. No IEEE-754 double needs more
-// than 24 bytes and no 64-bit integer more than 20, so a longer literal is
-// not something a host serialized; it would only cost a parser time.
-const MaxNumberBytes = 64
-
-// MaxExponent bounds a number's exponent (after its leading zeros): a
-// double's range ends near 1e±308, and 10^999 is still cheap to compute
-// exactly where a validator does.
-const MaxExponent = 999
 
 // MaxDepth bounds nesting, as encoding/json does.
 const MaxDepth = 10000
@@ -56,10 +46,8 @@ func (e *Error) Error() string {
 // Reasons, so that callers and tests can tell them apart with errors.Is.
 var (
 	ErrDuplicate = errors.New("a member name appears more than once")
-	ErrNumber    = errors.New("a number literal longer than " + strconv.Itoa(MaxNumberBytes) +
-		" bytes or with an exponent beyond ±" + strconv.Itoa(MaxExponent) + " is refused")
-	ErrDepth  = errors.New("nesting deeper than " + strconv.Itoa(MaxDepth) + " levels")
-	ErrSyntax = errors.New("not JSON")
+	ErrDepth     = errors.New("nesting deeper than " + strconv.Itoa(MaxDepth) + " levels")
+	ErrSyntax    = errors.New("not JSON")
 )
 
 // Is lets errors.Is match an *Error against its reason.
@@ -143,13 +131,10 @@ func (d *decoder) value(i int) (any, int, error) {
 		if err != nil {
 			return nil, 0, d.fail(ErrSyntax)
 		}
-		if !boundedNumber(b[i:end]) {
-			return nil, 0, d.fail(ErrNumber)
-		}
 		if !d.build {
 			return nil, end, nil
 		}
-		return json.Number(view(b[i:end])), end, nil
+		return json.Number(forValidator(b[i:end])), end, nil
 	default:
 		end, err := d.sc.Value(i)
 		if err != nil {
@@ -281,34 +266,4 @@ func pointerSegment(name string) string {
 		name = name[:cut] + "…"
 	}
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(strings.ToValidUTF8(name, "\uFFFD"))
-}
-
-// boundedNumber reports whether a valid number literal is within
-// MaxNumberBytes and MaxExponent, by its spelling alone.
-func boundedNumber(lit []byte) bool {
-	if len(lit) > MaxNumberBytes {
-		return false
-	}
-	e := -1
-	for k, c := range lit {
-		if c == 'e' || c == 'E' {
-			e = k
-			break
-		}
-	}
-	if e < 0 {
-		return true
-	}
-	exp := lit[e+1:]
-	if len(exp) > 0 && (exp[0] == '+' || exp[0] == '-') {
-		exp = exp[1:]
-	}
-	for len(exp) > 1 && exp[0] == '0' {
-		exp = exp[1:]
-	}
-	if len(exp) > 3 {
-		return false
-	}
-	n, err := strconv.Atoi(string(exp))
-	return err == nil && n <= MaxExponent
 }
