@@ -227,3 +227,53 @@ func TestCodexSameAccountLosesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexCompactionFromAnotherAccount: Codex compacts remotely (v2) under
+// key A; resumed with key B, the compaction item A was issued is omitted
+// and counted, and the turn is accepted, where sent directly it is not.
+func TestCodexCompactionFromAnotherAccount(t *testing.T) {
+	sup := startSupplier(t)
+	px := startProxy(t, sup.URL(), "")
+	c := newCodex(t, "OpenAI", 14000)
+	for i, prompt := range []string{"first", "second"} {
+		toolTurn(sup)
+		c.turn(px.URL, tokenA, prompt, i > 0)
+	}
+	var cmp string
+	for _, r := range sup.Requests() {
+		if strings.Contains(string(r.Body), `"type":"compaction_trigger"`) && r.Status == 200 {
+			cmp = "cmp_" + strings.TrimPrefix(r.Response, "resp_")
+		}
+	}
+	if cmp == "" || sup.Issued(cmp) != "acct-A" {
+		t.Fatalf("Codex did not compact under acct-A (compaction %q)", cmp)
+	}
+	n := len(sup.Requests())
+	if out, err := c.tryTurn(sup.URL(), tokenB, "direct"); err == nil {
+		t.Fatalf("resumed directly with key B after A's compaction: accepted\n%s", out)
+	}
+	if got := lastProblem(since(sup, n)); !strings.Contains(got, "foreign") {
+		t.Fatalf("direct resume: %s", got)
+	}
+	toolTurn(sup)
+	n = len(sup.Requests())
+	c.turn(px.URL, tokenB, "third", true)
+	reqs := since(sup, n)
+	for _, r := range reqs {
+		if r.Status != 200 {
+			t.Fatalf("through the proxy: %d %s", r.Status, r.Problem)
+		}
+		if contains(reasoningIDs(t, r.Body), cmp) {
+			t.Fatalf("A's compaction %s reached the supplier as B", cmp)
+		}
+	}
+	omitted := 0
+	for _, s := range pageState(t, px).Sessions {
+		for _, tv := range s.Turns {
+			omitted += tv.OmittedCompaction
+		}
+	}
+	if omitted == 0 {
+		t.Fatal("the status page counts no omitted compaction")
+	}
+}
