@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,11 +34,30 @@ type running struct {
 	Page    string // the status page's address with the secret fragment
 	Secret  string
 	DataDir string
-	stderr  *bytes.Buffer
+	stderr  *lockedBuffer
 }
 
 // Log returns what the proxy logged so far.
 func (r *running) Log() string { return r.stderr.String() }
+
+// lockedBuffer is a bytes.Buffer the process's output copier writes while
+// the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
 
 // startProxy runs the real binary in front of upstream on a random loopback
 // port and stops it (SIGTERM, then waits) when the test ends.
@@ -48,8 +68,8 @@ func startProxy(t *testing.T, upstream, dataDir string, extra ...string) *runnin
 	}
 	args := append([]string{"proxy", "--listen", "127.0.0.1:0", "--upstream", upstream, "--data-dir", dataDir}, extra...)
 	cmd := exec.Command(testbin.Path(t), args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +83,7 @@ func startProxy(t *testing.T, upstream, dataDir string, extra ...string) *runnin
 			t.Errorf("proxy exited: %v\n%s", err, stderr.String())
 		}
 	})
-	r := &running{DataDir: dataDir, stderr: &stderr}
+	r := &running{DataDir: dataDir, stderr: stderr}
 	sc := bufio.NewScanner(out)
 	for r.Page == "" && sc.Scan() {
 		line := sc.Text()
