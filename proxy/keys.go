@@ -3,6 +3,7 @@ package proxy
 import (
 	"net/http"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -39,10 +40,15 @@ func readKeys(h http.Header, body []byte) requestKeys {
 			k.session = m.Get("session_id").String()
 		}
 	}
-	if key := gjson.GetBytes(body, "prompt_cache_key"); key.Type == gjson.String && key.Str != "" {
-		k.session = key.Str
+	// The body is viewed as a string without a copy: gjson's []byte entry
+	// points copy what they return, which for input is the whole history.
+	// Nothing here keeps a reference once readKeys returns, except the
+	// session key, which is copied.
+	doc := unsafe.String(unsafe.SliceData(body), len(body))
+	if key := gjson.Get(doc, "prompt_cache_key"); key.Type == gjson.String && key.Str != "" {
+		k.session = strings.Clone(key.Str)
 	}
-	input := gjson.GetBytes(body, "input")
+	input := gjson.Get(doc, "input")
 	var last gjson.Result
 	input.ForEach(func(_, it gjson.Result) bool {
 		if user(it) {
