@@ -98,3 +98,45 @@ func TestTurnKeepsCompaction(t *testing.T) {
 		t.Fatalf("turn output %s", got)
 	}
 }
+
+// TestSelectStream: the emitted pieces join to Select's output, for small
+// and large payloads; an emit error ends the call with it; cancellation
+// stops it.
+func TestSelectStream(t *testing.T) {
+	for _, pad := range []int{0, 300 << 10} {
+		big := strings.Repeat("p", pad)
+		items := []string{`{"role":"user","content":"q"}`,
+			`{"type":"reasoning","id":"rs_1","encrypted_content":"A` + big + `"}`,
+			`{"type":"function_call","id":"fc_1","call_id":"c","name":"f","arguments":"{}"}`,
+			`{"type":"compaction","encrypted_content":"B` + big + `"}`,
+			`{"type":"reasoning","id":"rs_2","encrypted_content":"C` + big + `"}`,
+			`{"type":"message","id":"msg_2","role":"assistant","content":[]}`}
+		payload := []byte(`{"input":[` + strings.Join(items, ",") + `]}`)
+		drop := map[[32]byte]bool{Fingerprint("A" + big): true, Fingerprint("B" + big): true}
+		omit := func(c Candidate) bool { return drop[c.Fingerprint] }
+		want, err := Select(context.Background(), payload, Options{StripPairedIDs: true}, nil, omit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		res, err := SelectStream(context.Background(), payload, Options{StripPairedIDs: true}, nil, omit, func(b []byte) error {
+			got = append(got, b...)
+			return nil
+		})
+		if err != nil || !bytes.Equal(got, want.Final(payload)) || res.Omitted != want.Omitted {
+			t.Fatalf("pad %d: %v %+v vs %+v\n%.200s", pad, err, res.Omitted, want.Omitted, got)
+		}
+		stop := errors.New("upstream gone")
+		if _, err := SelectStream(context.Background(), payload, Options{}, nil, omit, func([]byte) error { return stop }); !errors.Is(err, stop) {
+			t.Fatalf("emit error: %v", err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := SelectStream(ctx, payload, Options{}, nil, omit, func([]byte) error { return nil }); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled: %v", err)
+		}
+	}
+	if _, err := SelectStream(context.Background(), []byte(`{"input":[}`), Options{}, nil, nil, nil); err == nil {
+		t.Fatal("malformed payload emitted")
+	}
+}

@@ -177,7 +177,8 @@ func (b *browser) waitFor(session, expr string) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		var ok bool
-		b.eval(session, "Boolean("+expr+")", &ok)
+		// Until the page has loaded, expr may throw: that is "not yet".
+		b.eval(session, "(() => { try { return Boolean("+expr+"); } catch (e) { return false; } })()", &ok)
 		if ok {
 			return
 		}

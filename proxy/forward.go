@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -25,6 +26,9 @@ type flight struct {
 	account Account
 	on      bool
 	seq     int
+	// filterErr is set by a pipelined request's filter when it fails
+	// after the upstream request started (nil when not pipelined).
+	filterErr *atomic.Pointer[error]
 }
 
 type flightKey struct{}
@@ -68,6 +72,11 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	on := p.sessions.pin(keys.session, pl.seq, res.Enabled, p.cfg.Rule == RuleTurn)
+	fl := &flight{session: keys.session, account: acct, on: on, seq: pl.seq}
+	if on && p.cfg.Rule == RuleProvenance && len(body) >= pipelineFrom {
+		p.pipeline(w, r, body, pl, fl)
+		return
+	}
 	out := [][]byte{body}
 	var om filter.Omitted
 	if on {
@@ -82,12 +91,17 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		}
 		om = fr.Omitted
 	}
-	p.sessions.sent(keys.session, pl.seq, acct, on, om)
+	p.sent(fl, om)
+	p.forward(w, r, out, fl)
+}
+
+// sent records what a forwarded request omitted.
+func (p *Proxy) sent(fl *flight, om filter.Omitted) {
+	p.sessions.sent(fl.session, fl.seq, fl.account, fl.on, om)
 	if om.Items+om.Compactions > 0 {
-		p.cfg.Log.Info("omitted", zap.String("session", keys.session), zap.String("account", acct.Short()),
+		p.cfg.Log.Info("omitted", zap.String("session", fl.session), zap.String("account", fl.account.Short()),
 			zap.Int("reasoning", om.Items), zap.Int("compaction", om.Compactions), zap.Int("strippedIds", om.StrippedIDs))
 	}
-	p.forward(w, r, out, &flight{session: keys.session, account: acct, on: on, seq: pl.seq})
 }
 
 // readBody reads the whole request body into one buffer of its declared
@@ -109,14 +123,19 @@ func (p *Proxy) omit(ctx context.Context, body []byte, pl placed, acct Account) 
 	if p.cfg.Rule == RuleTurn {
 		return pl.turn.Apply(ctx, body, nil)
 	}
-	opts := filter.Options{StripPairedIDs: true, Prevalidated: false, NoCopy: true}
-	return filter.Select(ctx, body, opts, nil, func(c filter.Candidate) bool {
+	return filter.Select(ctx, body, filter.Options{StripPairedIDs: true, NoCopy: true}, nil, p.provenance(pl, acct))
+}
+
+// provenance is the provenance rule's decision for a request of account
+// acct placed as pl.
+func (p *Proxy) provenance(pl placed, acct Account) func(filter.Candidate) bool {
+	return func(c filter.Candidate) bool {
 		issuer, known := p.issuers.issuer(c.Fingerprint)
 		if known {
 			return issuer != acct
 		}
 		return pl.multi
-	})
+	}
 }
 
 // forward sends pieces as the request body to the upstream; fl is nil for
@@ -137,8 +156,12 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, pieces [][]byte,
 		p.plain.ServeHTTP(w, out)
 		return
 	}
-	out = out.WithContext(context.WithValue(out.Context(), flightKey{}, fl))
-	p.filtered.ServeHTTP(w, out)
+	p.filtered.ServeHTTP(w, withFlight(out, fl))
+}
+
+// withFlight attaches fl to the request the response side will see.
+func withFlight(r *http.Request, fl *flight) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), flightKey{}, fl))
 }
 
 // diagCode is the code of a named diagnostic, else fallback.

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"strings"
+
+	"go.uber.org/zap"
 )
 
 // apiPrefix is where the status page's API lives; nothing under it is
@@ -83,6 +85,12 @@ func responsesPath(path string) bool {
 // a named reason in the OpenAI error shape clients display.
 func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
 	if r.Context().Err() != nil {
+		return
+	}
+	fl, _ := r.Context().Value(flightKey{}).(*flight)
+	if ferr := fl.filterFailed(); ferr != nil {
+		p.cfg.Log.Warn("request not filtered", zap.String("session", fl.session), zapErr(ferr))
+		writeError(w, http.StatusBadRequest, diagCode(ferr, "INVALID_PAYLOAD"), "continuity proxy: the request was not sent: "+ferr.Error())
 		return
 	}
 	code, status := "UPSTREAM_UNREACHABLE", http.StatusBadGateway

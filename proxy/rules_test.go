@@ -118,3 +118,33 @@ func TestProvenanceUnknownIssuer(t *testing.T) {
 		t.Fatalf("%+v", v)
 	}
 }
+
+// TestPipelined: a body of a MiB or more is sent while it is filtered
+// (chunked), with the same omissions as a small one; a malformed one is cut
+// off and answered as the filter's named error.
+func TestPipelined(t *testing.T) {
+	sup := testSupplier(t)
+	p, px := newTestProxy(t, sup.URL(), "")
+	h := &history{t: t, url: px.URL}
+	h.send(sup, "acct-A", userMsg(string(bytes.Repeat([]byte("x"), pipelineFrom))))
+	r := h.send(sup, "acct-B", userMsg("now B"))
+	if r.Status != 200 || len(ids(t, r)) != 0 || r.Header != nil && r.Header.Get("Content-Length") != "" {
+		t.Fatalf("pipelined switch: %d keeps %v", r.Status, ids(t, r))
+	}
+	if v := p.sessions.views()[0]; v.Turns[len(v.Turns)-1].OmittedReasoning != 1 {
+		t.Fatalf("%+v", v.Turns)
+	}
+	bad := append([]byte(`{"prompt_cache_key":"rules-session","input":[{"type":"reasoning","encrypted_content":"`), bytes.Repeat([]byte("y"), pipelineFrom)...)
+	bad = append(bad, `"},]}`...)
+	req, _ := http.NewRequest("POST", px.URL+"/v1/responses", bytes.NewReader(bad))
+	req.Header.Set("Authorization", "Bearer acct-B")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !bytes.Contains(b, []byte(`INVALID_PAYLOAD","message"`)) {
+		t.Fatalf("malformed pipelined body: %d %s", resp.StatusCode, b)
+	}
+}
