@@ -1,10 +1,10 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -33,9 +33,6 @@ type defaultChange struct {
 	Enabled *bool `json:"enabled"`
 }
 
-// refused counts guard refusals; it is per process, like the secret.
-var refused atomic.Int64
-
 // api serves the status page's API.
 func (p *Proxy) api(w http.ResponseWriter, r *http.Request) {
 	var route func(http.ResponseWriter, *http.Request)
@@ -52,7 +49,7 @@ func (p *Proxy) api(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if reason, ok := p.guard(r, change); !ok {
-		refused.Add(1)
+		p.refused.Add(1)
 		p.cfg.Log.Warn("page request refused", zapPath(r), zap.String("reason", reason))
 		writeError(w, http.StatusForbidden, "PAGE_FORBIDDEN", "continuity proxy: refused: "+reason)
 		return
@@ -62,13 +59,12 @@ func (p *Proxy) api(w http.ResponseWriter, r *http.Request) {
 }
 
 // Snapshot returns the state the page shows.
-func (p *Proxy) Snapshot(r *http.Request) (State, error) {
-	ctx := r.Context()
+func (p *Proxy) Snapshot(ctx context.Context) (State, error) {
 	def, err := p.cfg.Policy.Defaults(ctx)
 	if err != nil {
 		return State{}, err
 	}
-	st := State{Rule: string(p.cfg.Rule), Default: def, Sessions: p.sessions.views(), Refused: refused.Load()}
+	st := State{Rule: string(p.cfg.Rule), Default: def, Sessions: p.sessions.views(), Refused: p.refused.Load()}
 	for i := range st.Sessions {
 		s := &st.Sessions[i]
 		res, err := p.cfg.Policy.Resolve(ctx, s.ID, &hostapi.SessionHeader{CreatedAt: &s.FirstSeen})
@@ -81,7 +77,7 @@ func (p *Proxy) Snapshot(r *http.Request) (State, error) {
 }
 
 func (p *Proxy) state(w http.ResponseWriter, r *http.Request) {
-	st, err := p.Snapshot(r)
+	st, err := p.Snapshot(r.Context())
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, diagCode(err, "POLICY_UNAVAILABLE"), "continuity proxy: "+err.Error())
 		return

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"strings"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 )
@@ -25,6 +26,8 @@ type Proxy struct {
 	// filtered forwards …/responses requests: the body is the one the
 	// handler prepared, the response goes through the tap.
 	filtered *httputil.ReverseProxy
+	// refused counts the page API requests the guard refused in this run.
+	refused atomic.Int64
 }
 
 // New returns a Proxy for cfg.
