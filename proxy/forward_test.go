@@ -231,3 +231,35 @@ func TestRejectionHint(t *testing.T) {
 		t.Fatalf("recorded off %+v on %+v", off, on)
 	}
 }
+
+// TestUpstreamTimeout: an upstream that never answers within the header
+// timeout is a 502 UPSTREAM_TIMEOUT, and its request is cancelled.
+func TestUpstreamTimeout(t *testing.T) {
+	gone := make(chan struct{})
+	got := make(chan seen, 1)
+	up := echoUpstream(t, got, func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+		close(gone)
+	})
+	p, px := newTestProxy(t, up.URL, "")
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ResponseHeaderTimeout = 50 * time.Millisecond
+	p.cfg.Transport = tr
+	p.plain, p.filtered = p.reverseProxy(nil), p.reverseProxy(p.modifyResponse)
+	req, _ := http.NewRequest("POST", px.URL+"/v1/responses", strings.NewReader(`{"prompt_cache_key":"s","input":[]}`))
+	req.Header.Set("Authorization", "Bearer k")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(b), `"code":"UPSTREAM_TIMEOUT"`) {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the timed-out upstream request was not cancelled")
+	}
+}

@@ -84,8 +84,8 @@ func responsesPath(path string) bool {
 
 // upstreamFailed answers a request the upstream never answered: nothing
 // when the client went away (its request was cancelled, and so was the
-// upstream's), else 504 for a timeout and 502 for anything else, each with
-// a named reason in the OpenAI error shape clients display.
+// upstream's), else 502 with a named reason — UPSTREAM_TIMEOUT or
+// UPSTREAM_UNREACHABLE — in the OpenAI error shape clients display.
 func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
 	if r.Context().Err() != nil {
 		return
@@ -99,7 +99,7 @@ func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error
 	code, status := "UPSTREAM_UNREACHABLE", http.StatusBadGateway
 	var timeout interface{ Timeout() bool }
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &timeout) && timeout.Timeout() {
-		code, status = "UPSTREAM_TIMEOUT", http.StatusGatewayTimeout
+		code = "UPSTREAM_TIMEOUT"
 	}
 	p.cfg.Log.Warn("upstream failed", zapPath(r), zapCode(code), zapErr(err))
 	writeError(w, status, code, "continuity proxy: the upstream did not answer: "+err.Error())
