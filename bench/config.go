@@ -37,6 +37,10 @@ type Config struct {
 	// EventSteps is how many 1 MiB payloads the event-stream case sends
 	// behind a 17 MiB tool/result (and as many without; 0: no case).
 	EventSteps int
+	// ProxySizes are the body sizes of the proxy comparison (none: no
+	// comparison), ProxyStreamBytes the length of its SSE answer.
+	ProxySizes       []int
+	ProxyStreamBytes int
 	// NoNode skips the Node.js reference even when node is installed.
 	NoNode bool
 	// Log receives progress lines (nil: none).
@@ -57,6 +61,9 @@ func DefaultConfig() Config {
 		SessionTurns:   24,
 		SessionSize:    16 << 20,
 		EventSteps:     100,
+		// The issue's goals for `continuity proxy` are set at 1 and 16 MiB.
+		ProxySizes:       []int{1 << 20, 16 << 20},
+		ProxyStreamBytes: 32 << 20,
 	}
 }
 
@@ -75,6 +82,8 @@ func QuickConfig() Config {
 	c.SessionTurns = 8
 	c.SessionSize = 2 << 20
 	c.EventSteps = 40
+	c.ProxySizes = []int{1 << 20}
+	c.ProxyStreamBytes = 8 << 20
 	return c
 }
 

@@ -23,7 +23,10 @@
 //     and over the turns of a long session;
 //   - the event stream: 1 MiB payloads in a DSH-shaped session (format 4,
 //     session.event) whose steps end in 17 MiB tool/result events, against
-//     steps whose results are one line (events.go).
+//     steps whose results are one line (events.go);
+//   - `continuity proxy` next to a plain httputil.ReverseProxy of the same
+//     requests: added time to first byte against the filter's own time,
+//     allocation per body byte, and SSE throughput (proxy.go).
 //
 // Run returns a Report whose Bars are the DESIGN.md §6 bars computed from
 // ratios measured in the same run; WriteText, WriteMarkdown and WriteJSON

@@ -92,8 +92,12 @@ type Report struct {
 	SessionGrowth [2]float64 `json:"sessionGrowth"`
 	// Events is the event-stream case (nil when not measured).
 	Events *EventStream `json:"events,omitempty"`
-	Bars   []Bar        `json:"bars"`
-	Notes  []string     `json:"notes,omitempty"`
+	// Proxy and ProxyStream compare `continuity proxy` with a plain
+	// reverse proxy (none when not measured).
+	Proxy       []ProxyRow   `json:"proxy,omitempty"`
+	ProxyStream *ProxyStream `json:"proxyStream,omitempty"`
+	Bars        []Bar        `json:"bars"`
+	Notes       []string     `json:"notes,omitempty"`
 }
 
 // Machine says where the numbers come from.

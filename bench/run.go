@@ -64,8 +64,11 @@ func Run(cfg Config) (*Report, error) {
 	if err := r.eventStream(); err != nil {
 		return nil, err
 	}
+	if err := r.proxyRows(); err != nil {
+		return nil, err
+	}
 	r.rep.ratios()
-	r.rep.Bars = bars(r.rep, sizes)
+	r.rep.Bars = append(bars(r.rep, sizes), proxyBars(r.rep)...)
 	r.rep.Duration = time.Since(r.rep.Started).Round(time.Second).String()
 	return r.rep, nil
 }

@@ -13,7 +13,8 @@ import (
 // checked.
 func TestRunSmall(t *testing.T) {
 	cfg := Config{Binary: testbin.Path(t), Sizes: []int{32 << 10}, Runs: 1, LatencySamples: 1,
-		CountSize: 64 << 10, Counts: []int{2, 8}, SessionTurns: 3, SessionSize: 256 << 10, EventSteps: 2}
+		CountSize: 64 << 10, Counts: []int{2, 8}, SessionTurns: 3, SessionSize: 256 << 10, EventSteps: 2,
+		ProxySizes: []int{64 << 10}, ProxyStreamBytes: 256 << 10}
 	rep, err := Run(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +46,11 @@ func TestRunSmall(t *testing.T) {
 	if es := rep.Events; es == nil || es.Steps != 2 || es.P50Ns <= 0 || es.BaselineP50Ns <= 0 || es.AdmitP50Ns <= 0 || es.ToolResultBytes != 17<<20 {
 		t.Errorf("event stream: %+v", es)
 	}
-	if len(rep.Bars) != 10 {
-		t.Errorf("%d bars, want 10", len(rep.Bars))
+	if len(rep.Proxy) != 1 || rep.Proxy[0].ProxyTTFBNs <= 0 || rep.Proxy[0].FilterNs <= 0 || rep.Proxy[0].AllocPerByte <= 0 ||
+		rep.ProxyStream == nil || rep.ProxyStream.Ratio <= 0 {
+		t.Errorf("proxy comparison %+v %+v", rep.Proxy, rep.ProxyStream)
+	}
+	if len(rep.Bars) != 13 {
+		t.Errorf("%d bars, want 13 (10 and the proxy's 3)", len(rep.Bars))
 	}
 }

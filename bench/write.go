@@ -49,6 +49,17 @@ func WriteText(w io.Writer, rep *Report) error {
 		fmt.Fprintf(w, "session growth (last turn's ns/byte over the later half's median): filter %s, wire %s\n\n",
 			ratio(rep.SessionGrowth[0]), ratio(rep.SessionGrowth[1]))
 	}
+	if len(rep.Proxy) > 0 {
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, strings.Join(proxyColumns, "\t")+"\t")
+		for _, row := range rep.Proxy {
+			fmt.Fprintln(tw, strings.Join(proxyCells(row), "\t")+"\t")
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
 	for _, b := range rep.Bars {
 		fmt.Fprintln(w, barLine(b))
 	}
@@ -56,6 +67,14 @@ func WriteText(w io.Writer, rep *Report) error {
 		fmt.Fprintln(w, "note: "+n)
 	}
 	return nil
+}
+
+// proxyColumns and proxyCells render the proxy comparison.
+var proxyColumns = []string{"continuity proxy", "body", "runs", "plain TTFB", "proxy TTFB", "added", "filter", "alloc/body"}
+
+func proxyCells(r ProxyRow) []string {
+	return []string{"vs ReverseProxy", FormatSize(r.Size), strconv.Itoa(r.Runs), dur(r.PlainTTFBNs), dur(r.ProxyTTFBNs),
+		dur(r.AddedNs), dur(r.FilterNs), num(r.AllocPerByte, 2)}
 }
 
 // WriteMarkdown writes the report as a Markdown document.
@@ -92,6 +111,15 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		for _, t := range rep.Session {
 			mdRow(w, []string{strconv.Itoa(t.Turn), FormatSize(t.HistoryBytes), FormatSize(t.PayloadBytes),
 				dur(t.FilterNs), num(t.FilterNsPerByte, 3), dur(t.WireNs), num(t.WireNsPerByte, 3)})
+		}
+	}
+	if len(rep.Proxy) > 0 {
+		fmt.Fprintf(w, "\n## continuity proxy\n\nThe same requests through a plain httputil.ReverseProxy and through "+
+			"`continuity proxy`, alternately, in this run (medians).\n\n")
+		mdRow(w, proxyColumns)
+		mdRow(w, append([]string{"---", "---"}, repeat("---:", len(proxyColumns)-2)...))
+		for _, row := range rep.Proxy {
+			mdRow(w, proxyCells(row))
 		}
 	}
 	if len(rep.Notes) > 0 {

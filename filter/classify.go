@@ -47,6 +47,11 @@ func (s *scanner) classify(it *item, index int, members []member, d *doc) error 
 	switch {
 	case s.StrIs(tv, "reasoning"):
 		it.kind = kindReasoning
+	case s.compaction && s.StrIs(tv, "compaction") && cipher >= 0 && s.nonEmptyString(members[cipher].val):
+		it.kind = kindCompaction
+		it.cipher = span{members[cipher].val.start + 1, members[cipher].val.end - 1}
+		it.cipherPlain = members[cipher].plain
+		return nil
 	case s.StrIs(tv, "compaction"), s.StrIs(tv, "item_reference"):
 		it.kind = kindBound
 		return nil
@@ -62,7 +67,7 @@ func (s *scanner) classify(it *item, index int, members []member, d *doc) error 
 		return nil
 	}
 	cv := members[cipher].val
-	if b[cv.start] != '"' || cv.end-cv.start <= 2 {
+	if !s.nonEmptyString(cv) {
 		d.unsupported(index, "has an encrypted_content that is not a non-empty string")
 		return nil
 	}
@@ -78,4 +83,9 @@ func (d *doc) unsupported(index int, why string) {
 	if d.problem == nil {
 		d.problem = diag.Newf(diag.UnsupportedReasoning, "reasoning input item %d %s", index, why).With("item", index)
 	}
+}
+
+// nonEmptyString reports whether the value v is a string with content.
+func (s *scanner) nonEmptyString(v span) bool {
+	return s.B[v.start] == '"' && v.end-v.start > 2
 }

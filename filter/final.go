@@ -34,7 +34,7 @@ func walkFinal(payload []byte, d *doc, strip bool, omit func(r int) (bool, error
 	for k := range d.items {
 		it := &d.items[k]
 		dropped := false
-		if it.kind == kindReasoning {
+		if it.kind.encrypted() {
 			if dropped, err = omit(r); err != nil {
 				return 0, err
 			}
@@ -44,7 +44,7 @@ func walkFinal(payload []byte, d *doc, strip bool, omit func(r int) (bool, error
 			if keptAny {
 				pos = it.end // the separator before it and the item
 			}
-			prevOmitted = true
+			prevOmitted = it.kind == kindReasoning // only reasoning has paired ids
 			continue
 		}
 		if !keptAny {

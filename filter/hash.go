@@ -33,8 +33,7 @@ func (t *Turn) decide(fp *fingerprinter, payload []byte, d *doc, base *baseline,
 			(*fresh)[sum] = struct{}{}
 		}
 		if ds.omit[r] { // every decision is published once hashAll returns
-			res.Omitted.Items++
-			res.Omitted.CodeUnits += units[r]
+			res.Omitted.count(d.items[d.reasoning[r]].kind, units[r])
 		}
 	}
 	return res, fresh, nil
@@ -110,4 +109,14 @@ func (t *Turn) hashAll(fp *fingerprinter, payload []byte, d *doc, sums [][32]byt
 		err = nil // unreachable: a stop follows another goroutine's error
 	}
 	return err
+}
+
+// count adds one omitted item of kind with units of ciphertext.
+func (o *Omitted) count(kind itemKind, units int) {
+	if kind == kindCompaction {
+		o.Compactions++
+	} else {
+		o.Items++
+	}
+	o.CodeUnits += units
 }

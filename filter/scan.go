@@ -26,7 +26,14 @@ const (
 	kindOrdinary  itemKind = iota
 	kindReasoning          // type "reasoning": fingerprinted, maybe omitted
 	kindBound              // compaction or item_reference: its id is content, never stripped
+	// kindCompaction is a compaction item with encrypted_content in a scan
+	// that selects compaction (Select): fingerprinted and maybe omitted
+	// like reasoning, its id never stripped like kindBound's.
+	kindCompaction
 )
+
+// encrypted reports whether the item is fingerprinted and may be omitted.
+func (k itemKind) encrypted() bool { return k == kindReasoning || k == kindCompaction }
 
 // item is one top-level element of input.
 type item struct {
@@ -41,7 +48,7 @@ type item struct {
 // doc is what one scan learns about a payload.
 type doc struct {
 	items     []item
-	reasoning []int  // indexes into items of reasoning items, in order
+	reasoning []int  // indexes into items of reasoning (and selected compaction) items, in order
 	idRanges  []span // cuts removing id members, referenced by item.idRemove
 	problem   error  // first UNSUPPORTED_REASONING, reported once the scan validated everything
 }
@@ -116,7 +123,7 @@ func (s *scanner) input(i int, d *doc) (int, error) {
 			}
 			return 0, diag.Newf(diag.InvalidPayload, "input item %d is not an object", len(d.items)).With("item", len(d.items))
 		}
-		if it.kind == kindReasoning {
+		if it.kind.encrypted() {
 			if len(d.reasoning) == MaxReasoningItems {
 				return 0, diag.Newf(diag.ItemLimit, "input has more than %d reasoning items", MaxReasoningItems).With("limit", MaxReasoningItems)
 			}

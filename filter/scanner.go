@@ -12,6 +12,9 @@ import (
 type scanner struct {
 	jsonscan.Scanner
 	front *frontier // may be nil
+	// compaction makes compaction items with encrypted_content candidates
+	// for omission (kindCompaction); the plugin's Turn never omits them.
+	compaction bool
 }
 
 // syntaxError names a byte where the payload stops being JSON.

@@ -31,6 +31,7 @@ type Options struct {
 // Omitted counts what one call removed.
 type Omitted struct {
 	Items       int // reasoning items omitted
+	Compactions int // compaction items omitted (Select only)
 	CodeUnits   int // UTF-16 code units of the omitted items' encrypted_content
 	StrippedIDs int // id members removed from items that followed omitted reasoning
 }
@@ -176,7 +177,7 @@ const concurrentDigestBytes = 128 << 10
 // the final bytes: on this goroutine, or by waiting for the concurrent
 // digest g while the output is assembled here.
 func (t *Turn) finish(res Result, payload []byte, d *doc, ds *decisions, g *digest) (Result, error) {
-	keep := res.Omitted.Items > 0 // the final bytes differ from the payload
+	keep := res.Omitted.Items+res.Omitted.Compactions > 0 // the final bytes differ from the payload
 	var pieces [][]byte
 	var h hash.Hash // the digest, when no goroutine computes it
 	if g == nil {

@@ -4,6 +4,8 @@
 //	continuity demo      an account-switch scenario on the embedded host
 //	continuity scenario  run a scenario file against the real binary
 //	continuity bench     the performance comparison
+//	continuity proxy     the local Responses proxy for Codex, opencode and others
+//	continuity policy    set a session's policy or the new-session default
 package main
 
 import (
@@ -16,6 +18,8 @@ const usage = `usage: continuity <command> [flags]
 commands:
   bench      measure the filter and the wire against SHA-256, encoding/json and Node.js (--quick, --sizes, --runs, --out)
   demo       run the A → B → B → A account-switch scenario on the embedded host (--list, --scenario NAME)
+  policy     set a session's visible-history continuation policy: policy [--data-dir DIR] SESSION on|off|default, or --default on|off
+  proxy      the local Responses proxy for Codex CLI, opencode and any Responses client (--upstream URL, --listen, --data-dir, --default, --rule)
   scenario   run or validate your own scenario file (scenario run FILE)
   serve      serve the plugin protocol on stdin/stdout (hosts start this)
   version    print the version
@@ -35,6 +39,10 @@ func main() {
 		code = demo(args)
 	case "scenario":
 		code = scenarioCmd(args)
+	case "proxy":
+		code = proxyCmd(args)
+	case "policy":
+		code = policyCmd(args)
 	case "bench":
 		code = benchCmd(args)
 	case "version":

@@ -1,0 +1,243 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/continuity-dev/continuity/filter"
+	"github.com/continuity-dev/continuity/filter/payloadgen"
+	"github.com/continuity-dev/continuity/proxy"
+	"github.com/continuity-dev/continuity/settings"
+)
+
+// ProxyRow compares `continuity proxy` with a plain httputil.ReverseProxy
+// on the same requests of one body size, measured alternately in this run:
+// times to first byte (medians), the filter's own time on the body, and the
+// bytes the proxy allocated per body byte.
+type ProxyRow struct {
+	Size         int     `json:"size"`
+	Runs         int     `json:"runs"`
+	PlainTTFBNs  int64   `json:"plainTtfbNs"`
+	ProxyTTFBNs  int64   `json:"proxyTtfbNs"`
+	FilterNs     int64   `json:"filterNs"`
+	AddedNs      int64   `json:"addedNs"`
+	AllocPerByte float64 `json:"allocPerByte"`
+}
+
+// ProxyStream is the streaming case: one long SSE answer through each.
+type ProxyStream struct {
+	Bytes     int     `json:"bytes"`
+	Runs      int     `json:"runs"`
+	PlainMBps float64 `json:"plainMBps"`
+	ProxyMBps float64 `json:"proxyMBps"`
+	Ratio     float64 `json:"ratio"` // proxy over plain throughput
+}
+
+// proxyPair is a plain ReverseProxy and continuity's proxy in front of one
+// upstream, all on loopback in this process.
+type proxyPair struct {
+	up, plain, ours *httptest.Server
+	client          *http.Client
+}
+
+// startProxyPair serves the pair; the upstream reads every body and
+// answers a short stream, or long on …/long.
+func startProxyPair(tmp string, long []byte) (*proxyPair, error) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		if strings.HasSuffix(r.URL.Path, "/long") {
+			_, _ = w.Write(long)
+			return
+		}
+		_, _ = w.Write([]byte("event: response.created\ndata: {\"type\":\"response.created\"}\n\n"))
+	}))
+	u, _ := url.Parse(up.URL)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.FlushInterval = -1
+	rp.ErrorLog = log.New(io.Discard, "", 0)
+	dir := filepath.Join(tmp, "proxy-settings")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		up.Close()
+		return nil, err
+	}
+	store, err := settings.OpenFileStore(dir)
+	if err != nil {
+		up.Close()
+		return nil, err
+	}
+	pol := settings.NewPolicy(store)
+	if err := pol.Activate(context.Background()); err != nil {
+		up.Close()
+		return nil, err
+	}
+	later := time.Now().Add(time.Second) // sessions are born after the activation
+	px, err := proxy.New(proxy.Config{Upstream: u, Policy: pol, Secret: "bench-secret-0123456789",
+		Now: func() time.Time { return later }})
+	if err != nil {
+		up.Close()
+		return nil, err
+	}
+	return &proxyPair{up: up, plain: httptest.NewServer(rp), ours: httptest.NewServer(px),
+		client: &http.Client{Transport: &http.Transport{}}}, nil
+}
+
+func (p *proxyPair) close() {
+	p.client.CloseIdleConnections()
+	p.plain.Close()
+	p.ours.Close()
+	p.up.Close()
+}
+
+// post sends body as a session's request and returns the time to the first
+// byte of the answer and to its end.
+func (p *proxyPair) post(base, path string, body []byte) (first, all time.Duration, err error) {
+	start := time.Now()
+	req, _ := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer bench")
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	var one [1]byte
+	if _, err := io.ReadFull(resp.Body, one[:]); err != nil {
+		return 0, 0, err
+	}
+	first = time.Since(start)
+	_, err = io.Copy(io.Discard, resp.Body)
+	return first, time.Since(start), err
+}
+
+// proxyRows measures the proxy comparison of cfg.ProxySizes and the
+// streaming case.
+func (r *runner) proxyRows() error {
+	if len(r.cfg.ProxySizes) == 0 {
+		return nil
+	}
+	var long bytes.Buffer
+	delta := `{"type":"response.output_text.delta","item_id":"msg_1","output_index":1,"content_index":0,"delta":"` +
+		strings.Repeat("x", 64) + `","logprobs":[]}`
+	for long.Len() < r.cfg.ProxyStreamBytes {
+		long.WriteString("event: response.output_text.delta\ndata: " + delta + "\n\n")
+	}
+	pair, err := startProxyPair(r.tmp, long.Bytes())
+	if err != nil {
+		return err
+	}
+	defer pair.close()
+	runs := max(3, r.cfg.Runs)
+	for _, size := range r.cfg.ProxySizes {
+		r.logf("bench: proxy       %8s  continuity proxy vs httputil.ReverseProxy", FormatSize(size))
+		row, err := pair.ttfb(size, runs)
+		if err != nil {
+			return err
+		}
+		r.rep.Proxy = append(r.rep.Proxy, row)
+	}
+	r.logf("bench: proxy       %8s  SSE stream", FormatSize(long.Len()))
+	body := []byte(`{"prompt_cache_key":"bench","input":[{"role":"user","content":"q"}]}`)
+	var plain, ours time.Duration
+	for i := range runs {
+		// Alternate which goes first, so neither gains from warm caches.
+		order := []*httptest.Server{pair.plain, pair.ours}
+		if i%2 == 1 {
+			order[0], order[1] = order[1], order[0]
+		}
+		for _, s := range order {
+			_, d, err := pair.post(s.URL, "/v1/responses/long", body)
+			if err != nil {
+				return err
+			}
+			if s == pair.plain {
+				plain += d
+			} else {
+				ours += d
+			}
+		}
+	}
+	mb := float64(long.Len()) / 1e6 * float64(runs)
+	r.rep.ProxyStream = &ProxyStream{Bytes: long.Len(), Runs: runs, PlainMBps: mb / plain.Seconds(),
+		ProxyMBps: mb / ours.Seconds(), Ratio: plain.Seconds() / ours.Seconds()}
+	return nil
+}
+
+// ttfb measures one body size: plain and proxy alternately, the filter on
+// the same body, and the proxy's allocations.
+func (p *proxyPair) ttfb(size, runs int) (ProxyRow, error) {
+	gen := payloadgen.Generate(payloadgen.Typical(size)).Body
+	body := append([]byte(`{"prompt_cache_key":"bench",`), gen[1:]...)
+	var plain, ours, filt []int64
+	var allocs uint64
+	var ms runtime.MemStats
+	for range runs {
+		d, _, err := p.post(p.plain.URL, "/v1/responses", body)
+		if err != nil {
+			return ProxyRow{}, err
+		}
+		plain = append(plain, d.Nanoseconds())
+		runtime.ReadMemStats(&ms)
+		before := ms.TotalAlloc
+		if d, _, err = p.post(p.ours.URL, "/v1/responses", body); err != nil {
+			return ProxyRow{}, err
+		}
+		runtime.ReadMemStats(&ms)
+		allocs += ms.TotalAlloc - before
+		ours = append(ours, d.Nanoseconds())
+		start := time.Now()
+		if _, err := filter.Select(context.Background(), body, filter.Options{StripPairedIDs: true, NoCopy: true}, nil,
+			func(filter.Candidate) bool { return false }); err != nil {
+			return ProxyRow{}, fmt.Errorf("bench: filter: %w", err)
+		}
+		filt = append(filt, time.Since(start).Nanoseconds())
+	}
+	row := ProxyRow{Size: size, Runs: runs, PlainTTFBNs: median(plain), ProxyTTFBNs: median(ours), FilterNs: median(filt),
+		AllocPerByte: float64(allocs) / float64(runs) / float64(len(body))}
+	row.AddedNs = row.ProxyTTFBNs - row.PlainTTFBNs
+	return row, nil
+}
+
+// median of the samples (which it sorts).
+func median(s []int64) int64 {
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// proxyBars are the issue's goals for the proxy, from this run's rows.
+func proxyBars(rep *Report) []Bar {
+	var out []Bar
+	for _, row := range rep.Proxy {
+		sz := FormatSize(row.Size)
+		limit := row.FilterNs + int64(time.Millisecond)
+		out = append(out, Bar{Name: "proxy added time to first byte, " + sz, Want: "≤ the filter's time + 1 ms",
+			Pass: row.AddedNs <= limit, Got: fmt.Sprintf("%s added (plain %s, proxy %s, filter %s)",
+				dur(row.AddedNs), dur(row.PlainTTFBNs), dur(row.ProxyTTFBNs), dur(row.FilterNs))},
+			Bar{Name: "proxy memory per request, " + sz, Want: "≤ 2× the body",
+				Pass: row.AllocPerByte <= 2, Got: fmt.Sprintf("%.2f× the body allocated", row.AllocPerByte)})
+	}
+	if s := rep.ProxyStream; s != nil {
+		out = append(out, Bar{Name: "proxy SSE throughput, " + FormatSize(s.Bytes), Want: "≥ 0.90× a plain ReverseProxy",
+			Pass: s.Ratio >= 0.9, Got: fmt.Sprintf("%.2f× (%.0f vs %.0f MB/s)", s.Ratio, s.ProxyMBps, s.PlainMBps)})
+	}
+	return out
+}
+
+// logf writes a progress line when the run has a log.
+func (r *runner) logf(format string, a ...any) {
+	if r.cfg.Log != nil {
+		fmt.Fprintf(r.cfg.Log, format+"\n", a...)
+	}
+}

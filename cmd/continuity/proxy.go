@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/continuity-dev/continuity/proxy"
+	"github.com/continuity-dev/continuity/settings"
+)
+
+// proxyCmd runs `continuity proxy`: the local Responses proxy for clients
+// that cannot load the plugin. It prints the listening address and the
+// status page's address (with the run's secret in the fragment) on stdout,
+// logs JSON lines on stderr, and runs until SIGINT or SIGTERM.
+func proxyCmd(args []string) int {
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	listen := fs.String("listen", "127.0.0.1:8788", "address to listen on (loopback unless --allow-remote)")
+	upstream := fs.String("upstream", "", "the supplier's base URL, e.g. https://api.openai.com (required)")
+	dataDir := fs.String("data-dir", "", "data directory shared with the plugin (default: the user state directory's continuity/)")
+	def := fs.String("default", "", "set the new-session default before serving: on or off")
+	rule := fs.String("rule", string(proxy.RuleProvenance), "omission rule: provenance or turn")
+	allowRemote := fs.Bool("allow-remote", false, "allow listening on a non-loopback address")
+	headerTimeout := fs.Duration("upstream-header-timeout", 10*time.Minute, "how long to wait for the upstream's response headers")
+	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "continuity proxy: "+format+"\n", a...)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return fail("unexpected argument %q", fs.Arg(0))
+	}
+	up, err := url.Parse(*upstream)
+	if *upstream == "" || err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
+		return fail("--upstream must be an http or https URL, e.g. --upstream https://api.openai.com")
+	}
+	if *def != "" && *def != "on" && *def != "off" {
+		return fail("--default must be on or off")
+	}
+	lvl, err := zapcore.ParseLevel(*level)
+	if err != nil {
+		return fail("%v", err)
+	}
+	host, _, err := net.SplitHostPort(*listen)
+	if err != nil {
+		return fail("--listen %q: %v", *listen, err)
+	}
+	loopback := isLoopbackHost(host)
+	if !loopback && !*allowRemote {
+		return fail("--listen %s is not a loopback address; anyone who can reach it could use your credentials' session through it. Pass --allow-remote to do so anyway", *listen)
+	}
+	log := newLogger(lvl)
+	defer log.Sync()
+
+	dir := *dataDir
+	if dir == "" {
+		dir = defaultDataDir()
+	}
+	policy, err := openPolicy(dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := policy.Activate(ctx); err != nil {
+		return fail("%v", err)
+	}
+	if *def != "" {
+		if err := proxy.SetDefault(ctx, policy, *def == "on"); err != nil {
+			return fail("setting the default: %v", err)
+		}
+	}
+
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fail("%v", err)
+	}
+	secret := newSecret()
+	addr := ln.Addr().String()
+	page := "http://" + addr + "/"
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.ResponseHeaderTimeout = *headerTimeout
+	cfg := proxy.Config{Upstream: up, Policy: policy, Rule: proxy.Rule(*rule), Secret: secret, Transport: transport,
+		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page}
+	if !loopback {
+		cfg.Hosts = []string{addr}
+	}
+	px, err := proxy.New(cfg)
+	if err != nil {
+		ln.Close()
+		return fail("%v", err)
+	}
+	srv := &http.Server{Handler: px, ReadHeaderTimeout: 30 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	if !loopback {
+		fmt.Fprintf(os.Stderr, "continuity proxy: WARNING: listening on %s, beyond loopback: anyone who can reach it can send requests through it\n", addr)
+	}
+	fmt.Printf("continuity proxy listening on http://%s → %s (rule %s, data %s)\n", addr, up, *rule, dir)
+	fmt.Printf("status page: %s#k=%s\n", page, secret)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		log.Error("proxy stopped", zap.Error(err))
+		return 1
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		srv.Close()
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Error("proxy stopped", zap.Error(err))
+		return 1
+	}
+	return 0
+}
+
+// openPolicy opens the embedded settings store the plugin uses in dir.
+func openPolicy(dir string) (*settings.Policy, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	store, err := settings.OpenFileStore(filepath.Join(dir, "settings"))
+	if err != nil {
+		return nil, err
+	}
+	return settings.NewPolicy(store), nil
+}
+
+// defaultDataDir is the user state directory's continuity/ folder, the
+// plugin's default too.
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "continuity")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "continuity")
+	}
+	return filepath.Join(os.TempDir(), "continuity")
+}
+
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// newSecret is the run's page secret: 128 random bits, hex.
+func newSecret() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported systems
+	return hex.EncodeToString(b)
+}
+
+// shellArg quotes a path for the hint's command line when it needs it.
+func shellArg(s string) string {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '/' || c == '.' || c == '-' || c == '_') {
+			return "'" + s + "'"
+		}
+	}
+	return s
+}

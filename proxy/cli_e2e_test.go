@@ -1,0 +1,84 @@
+package proxy_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/continuity-dev/continuity/internal/testbin"
+)
+
+// continuity runs the real binary and returns its exit code and output.
+func continuity(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	out, err := exec.Command(testbin.Path(t), args...).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+// TestPolicyCommand: `continuity policy` writes the store the proxy reads,
+// so a session switched off on the command line is passed unfiltered by a
+// running proxy, and the default applies to sessions seen later.
+func TestPolicyCommand(t *testing.T) {
+	sup := startSupplier(t)
+	dir := t.TempDir()
+	px := startProxy(t, sup.URL(), dir)
+	c := &responsesClient{t: t, base: px.URL, session: "cli-session"}
+	if st, _ := c.send(tokenA, "hello"); st != 200 {
+		t.Fatal(st)
+	}
+	if code, out := continuity(t, "policy", "--data-dir", dir, "cli-session", "off"); code != 0 || out != "cli-session: off\n" {
+		t.Fatalf("%d %s", code, out)
+	}
+	if code, out := continuity(t, "policy", "--data-dir", dir, "cli-session"); code != 0 || out != "cli-session: off (session)\n" {
+		t.Fatalf("%d %s", code, out)
+	}
+	if st, hint := c.send(tokenB, "as B"); st != 400 || !strings.Contains(hint, "continuity policy --data-dir "+dir+" cli-session on") {
+		t.Fatalf("off: %d %q", st, hint)
+	}
+	c.history = c.history[:len(c.history)-1]
+	if code, out := continuity(t, "policy", "--data-dir", dir, "cli-session", "on"); code != 0 {
+		t.Fatalf("%d %s", code, out)
+	}
+	if st, _ := c.send(tokenB, "as B again"); st != 200 {
+		t.Fatalf("on: %d", st)
+	}
+	if code, out := continuity(t, "policy", "--data-dir", dir, "--default", "off"); code != 0 || out != "new sessions: off\n" {
+		t.Fatalf("%d %s", code, out)
+	}
+	late := &responsesClient{t: t, base: px.URL, session: "late-session"}
+	late.send(tokenA, "hello")
+	if st, _ := late.send(tokenB, "as B"); st != 400 {
+		t.Fatalf("a session first seen after --default off was filtered: %d", st)
+	}
+	for _, bad := range [][]string{{"policy", "--data-dir", dir, "s", "maybe"}, {"policy", "--data-dir", dir, "--default", "perhaps"}, {"policy", "--data-dir", dir}} {
+		if code, out := continuity(t, bad...); code != 2 || !strings.Contains(out, "continuity policy:") {
+			t.Errorf("%v: %d %s", bad, code, out)
+		}
+	}
+}
+
+// TestProxyListenFlags: a non-loopback address needs --allow-remote, and
+// then the proxy warns; the upstream must be a URL.
+func TestProxyListenFlags(t *testing.T) {
+	code, out := continuity(t, "proxy", "--listen", "0.0.0.0:0", "--upstream", "http://127.0.0.1:9", "--data-dir", t.TempDir())
+	if code != 2 || !strings.Contains(out, "--allow-remote") {
+		t.Fatalf("%d %s", code, out)
+	}
+	if code, out := continuity(t, "proxy", "--upstream", "ftp://x"); code != 2 || !strings.Contains(out, "--upstream") {
+		t.Fatalf("%d %s", code, out)
+	}
+	px := startProxy(t, "http://127.0.0.1:9", "", "--listen", "0.0.0.0:0", "--allow-remote")
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(px.Log(), "WARNING: listening on") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(px.Log(), "beyond loopback") {
+		t.Fatalf("no warning for a non-loopback listener: %s", px.Log())
+	}
+}

@@ -1,0 +1,31 @@
+// Package proxy owns `continuity proxy`: a local reverse proxy in front of an
+// OpenAI Responses supplier that gives visible-history continuation to
+// clients that cannot load a plugin (Codex CLI, opencode, any Responses
+// client), by filtering what they send rather than changing them.
+//
+// A POST to …/responses or …/responses/compact with a session key (the
+// body's prompt_cache_key, else the session of Codex's turn metadata) is
+// read whole, filtered by the plugin's filter when the session's policy is
+// on, and forwarded; the upstream's answer streams back as it arrives while
+// a tap reads the response.output_item.done events (or the JSON output) to
+// record which account issued each reasoning and compaction item, as
+// fingerprints and account digests only. Everything else — other paths,
+// other methods, requests without a session key — passes through untouched.
+//
+// Policy lives in the embedded settings store (package settings), the same
+// rows and compare-and-swap writes as the plugin's. Two omission rules:
+// RuleProvenance (the default) omits items issued to another account, and
+// items of unknown issuer once the session was seen with more than one
+// account; RuleTurn is the plugin's rule (a turn omits the encrypted
+// reasoning present at its first request).
+//
+// The proxy never retries or re-sends. A replay rejection answered while a
+// session's policy is off passes through byte for byte and is recorded; the
+// response carries an X-Continuity-Hint header naming the command and page
+// that turn the policy on, and the proxy's log says the same.
+//
+// The status page on / lists the sessions seen; its API under /continuity/
+// needs the per-run secret (given to the page in the URL fragment, never
+// sent in a URL) and a same-origin request, so no other web page can read
+// or flip a policy.
+package proxy

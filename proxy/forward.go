@@ -1,0 +1,213 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+
+	"go.uber.org/zap"
+
+	"github.com/continuity-dev/continuity/diag"
+	"github.com/continuity-dev/continuity/filter"
+	"github.com/continuity-dev/continuity/hostapi"
+)
+
+// maxRequestBytes bounds a request body the proxy reads to filter. Real
+// histories reach tens of MiB; this only stops a runaway client.
+const maxRequestBytes = 512 << 20
+
+// flight is what the response side of a filtered request needs to know.
+type flight struct {
+	session string
+	account Account
+	on      bool
+	seq     int
+	// filterErr is set by a pipelined request's filter when it fails
+	// after the upstream request started (nil when not pipelined).
+	filterErr *atomic.Pointer[error]
+}
+
+type flightKey struct{}
+
+// responses handles one POST …/responses or …/responses/compact.
+func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
+	if enc := r.Header.Get("Content-Encoding"); enc != "" && enc != "identity" {
+		// A compressed body cannot be filtered without inflating it; it is
+		// passed on as the client sent it, and said so.
+		p.cfg.Log.Warn("compressed request body passed through unfiltered", zapPath(r), zap.String("encoding", enc))
+		p.plain.ServeHTTP(w, r)
+		return
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "continuity proxy: the request body is larger than "+strconv.Itoa(maxRequestBytes)+" bytes")
+			return
+		}
+		if r.Context().Err() == nil {
+			writeError(w, http.StatusBadRequest, "REQUEST_UNREADABLE", "continuity proxy: the request body could not be read: "+err.Error())
+		}
+		return
+	}
+	keys := readKeys(r.Header, body)
+	acct, authed := accountOf(r.Header)
+	if keys.session == "" || !authed {
+		// No session to keep a policy for, or no account to bind content
+		// to: the request goes out exactly as it came.
+		p.forward(w, r, [][]byte{body}, nil)
+		return
+	}
+	now := p.cfg.Now()
+	pl := p.sessions.place(keys, acct, now, p.cfg.Rule == RuleTurn)
+	born := pl.firstSeen.UnixMilli()
+	res, err := p.cfg.Policy.Resolve(r.Context(), keys.session, &hostapi.SessionHeader{CreatedAt: &born})
+	if err != nil {
+		p.cfg.Log.Error("policy unreadable", zap.String("session", keys.session), zapErr(err))
+		writeError(w, http.StatusInternalServerError, diagCode(err, "POLICY_UNAVAILABLE"), "continuity proxy: the session policy could not be read: "+err.Error())
+		return
+	}
+	on := p.sessions.pin(keys.session, pl.seq, res.Enabled, p.cfg.Rule == RuleTurn)
+	fl := &flight{session: keys.session, account: acct, on: on, seq: pl.seq}
+	if on && p.cfg.Rule == RuleProvenance && len(body) >= pipelineFrom {
+		p.pipeline(w, r, body, pl, fl)
+		return
+	}
+	out := [][]byte{body}
+	var om filter.Omitted
+	if on {
+		fr, err := p.omit(r.Context(), body, pl, acct)
+		if err != nil {
+			p.cfg.Log.Warn("request not filtered", zap.String("session", keys.session), zapErr(err))
+			writeError(w, http.StatusBadRequest, diagCode(err, "INVALID_PAYLOAD"), "continuity proxy: the request was not sent: "+err.Error())
+			return
+		}
+		if fr.Changed() {
+			out = fr.Pieces
+		}
+		om = fr.Omitted
+	}
+	p.sent(fl, om)
+	p.forward(w, r, out, fl)
+}
+
+// sent records what a forwarded request omitted.
+func (p *Proxy) sent(fl *flight, om filter.Omitted) {
+	p.sessions.sent(fl.session, fl.seq, fl.account, fl.on, om)
+	if om.Items+om.Compactions > 0 {
+		p.cfg.Log.Info("omitted", zap.String("session", fl.session), zap.String("account", fl.account.Short()),
+			zap.Int("reasoning", om.Items), zap.Int("compaction", om.Compactions), zap.Int("strippedIds", om.StrippedIDs))
+	}
+}
+
+// readBody reads the whole request body into one buffer of its declared
+// length when it has one, so a large body is held once, not grown.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rd := http.MaxBytesReader(w, r.Body, maxRequestBytes)
+	if n := r.ContentLength; n > 0 && n <= maxRequestBytes {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(rd, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	return io.ReadAll(rd)
+}
+
+// omit applies the configured rule to one payload.
+func (p *Proxy) omit(ctx context.Context, body []byte, pl placed, acct Account) (filter.Result, error) {
+	if p.cfg.Rule == RuleTurn {
+		return pl.turn.Apply(ctx, body, nil)
+	}
+	return filter.Select(ctx, body, filter.Options{StripPairedIDs: true, NoCopy: true}, nil, p.provenance(pl, acct))
+}
+
+// provenance is the provenance rule's decision for a request of account
+// acct placed as pl.
+func (p *Proxy) provenance(pl placed, acct Account) func(filter.Candidate) bool {
+	return func(c filter.Candidate) bool {
+		issuer, known := p.issuers.issuer(c.Fingerprint)
+		if known {
+			return issuer != acct
+		}
+		return pl.multi
+	}
+}
+
+// forward sends pieces as the request body to the upstream; fl is nil for
+// a request passed through natively.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, pieces [][]byte, fl *flight) {
+	out := r.Clone(r.Context())
+	n := 0
+	readers := make([]io.Reader, len(pieces))
+	for i, b := range pieces {
+		n += len(b)
+		readers[i] = bytes.NewReader(b)
+	}
+	out.Body = io.NopCloser(io.MultiReader(readers...))
+	out.ContentLength = int64(n)
+	out.Header.Set("Content-Length", strconv.Itoa(n))
+	out.GetBody = nil // never replayable: the proxy does not re-send
+	if fl == nil {
+		p.plain.ServeHTTP(w, out)
+		return
+	}
+	p.filtered.ServeHTTP(w, withFlight(out, fl))
+}
+
+// withFlight attaches fl to the request the response side will see.
+func withFlight(r *http.Request, fl *flight) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), flightKey{}, fl))
+}
+
+// diagCode is the code of a named diagnostic, else fallback.
+func diagCode(err error, fallback string) string {
+	var de *diag.Error
+	if errors.As(err, &de) {
+		return de.Code
+	}
+	return fallback
+}
+
+// pin returns the policy a request of turn seq works under. Under the turn
+// rule the policy is fixed at a turn's first request, as in the plugin, so
+// a change applies from the next turn; under provenance every request uses
+// the current policy.
+func (r *registry) pin(id string, seq int, on, perTurn bool) bool {
+	if !perTurn {
+		return on
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.sessions[id]
+	if !ok {
+		return on
+	}
+	if s.pinnedSeq != seq {
+		s.pinnedSeq, s.pinnedOn = seq, on
+	}
+	return s.pinnedOn
+}
+
+// modifyResponse puts the tap on a filtered request's response and handles
+// upstream errors: a replay rejection is recorded and, while the policy is
+// off, answered with a hint.
+func (p *Proxy) modifyResponse(resp *http.Response) error {
+	fl, _ := resp.Request.Context().Value(flightKey{}).(*flight)
+	if fl == nil {
+		return nil
+	}
+	if resp.StatusCode >= 400 {
+		return p.upstreamError(resp, fl)
+	}
+	stream := bytes.HasPrefix([]byte(resp.Header.Get("Content-Type")), []byte("text/event-stream"))
+	resp.Body = &tap{body: resp.Body, stream: stream, account: fl.account, record: p.issuers.record}
+	return nil
+}
+
+// now is the clock in ms, for records.
+func (p *Proxy) nowMs() int64 { return p.cfg.Now().UnixMilli() }

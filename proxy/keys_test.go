@@ -1,0 +1,65 @@
+package proxy
+
+import (
+	"net/http"
+	"testing"
+)
+
+// TestReadKeys: the session is the body's prompt_cache_key, else Codex's
+// turn metadata; a title request without either has none.
+func TestReadKeys(t *testing.T) {
+	h := http.Header{}
+	h.Set("Originator", "codex_exec")
+	h.Set(codexTurnHeader, `{"session_id":"s","thread_id":"th","turn_id":"t1"}`)
+	k := readKeys(h, []byte(`{"input":[{"role":"user","content":"q"},{"type":"function_call_output","call_id":"c","output":"o"}]}`))
+	if k.session != "th" || k.turnID != "t1" || k.client != "codex_exec" || k.users != 1 || !k.lastTool || k.lastUser {
+		t.Fatalf("%+v", k)
+	}
+	k = readKeys(http.Header{"User-Agent": {"opencode/1.18 ai-sdk/4"}}, []byte(`{"prompt_cache_key":"ses_1","input":[{"role":"user","content":"a"},{"type":"message","role":"user","content":"b"}]}`))
+	if k.session != "ses_1" || k.client != "opencode/1.18" || k.users != 2 || !k.lastUser {
+		t.Fatalf("%+v", k)
+	}
+	if k := readKeys(http.Header{"Session-Id": {"ses_1"}}, []byte(`{"input":[{"role":"user","content":"title"}]}`)); k.session != "" {
+		t.Fatalf("a request without prompt_cache_key got session %q", k.session)
+	}
+}
+
+// TestNewTurn: the client's turn id, then x-initiator, then the input's shape.
+func TestNewTurn(t *testing.T) {
+	for i, c := range []struct {
+		k     requestKeys
+		last  string
+		users int
+		first bool
+		want  bool
+	}{
+		{requestKeys{}, "", 0, true, true},
+		{requestKeys{turnID: "t1"}, "t1", 3, false, false},
+		{requestKeys{turnID: "t2", lastTool: true}, "t1", 3, false, true},
+		{requestKeys{initiator: "user", lastTool: true}, "", 3, false, true},
+		{requestKeys{initiator: "agent", lastUser: true, users: 9}, "", 3, false, false},
+		{requestKeys{lastTool: true, users: 4}, "", 3, false, false},
+		{requestKeys{lastUser: true, users: 4}, "", 3, false, true},
+		{requestKeys{lastUser: true, users: 3}, "", 3, false, false},
+	} {
+		if got := c.k.newTurn(c.last, c.users, c.first); got != c.want {
+			t.Errorf("%d: newTurn = %v", i, got)
+		}
+	}
+}
+
+// TestAccountOf: ChatGPT's account id wins over the bearer token, which
+// wins over x-api-key; the digest never shows the credential.
+func TestAccountOf(t *testing.T) {
+	bearer := http.Header{"Authorization": {"Bearer sk-secret"}}
+	a, ok := accountOf(bearer)
+	b, _ := accountOf(http.Header{"Authorization": {"Bearer sk-secret"}, "Chatgpt-Account-Id": {"acc-1"}})
+	c, _ := accountOf(http.Header{"Chatgpt-Account-Id": {"acc-1"}, "Authorization": {"Bearer rotated"}})
+	d, okKey := accountOf(http.Header{"X-Api-Key": {"sk-secret"}})
+	if !ok || !okKey || a == b || b != c || a == d || len(a.Short()) != 8 {
+		t.Fatalf("digests %s %s %s %s", a.Short(), b.Short(), c.Short(), d.Short())
+	}
+	if _, ok := accountOf(http.Header{"Authorization": {"Basic dXNlcg=="}}); ok {
+		t.Fatal("a non-bearer Authorization named an account")
+	}
+}

@@ -1,0 +1,156 @@
+package proxy_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/continuity-dev/continuity/proxy"
+)
+
+// responsesClient is a minimal Responses client for the tests that are not
+// about a particular client: it keeps one session's history and sends it,
+// streamed, as one account.
+type responsesClient struct {
+	t       *testing.T
+	base    string
+	session string
+	history []json.RawMessage
+}
+
+// send appends a user message, sends the history as token and, when the
+// request is accepted, appends the response's output items. It returns the
+// status and the proxy's hint header.
+func (c *responsesClient) send(token, text string) (int, string) {
+	c.t.Helper()
+	msg, _ := json.Marshal(map[string]any{"role": "user", "content": text})
+	c.history = append(c.history, msg)
+	body, _ := json.Marshal(map[string]any{"model": "gpt-5.4", "input": c.history, "stream": true, "store": false,
+		"include": []string{"reasoning.encrypted_content"}, "prompt_cache_key": c.session})
+	req, _ := http.NewRequest(http.MethodPost, c.base+"/v1/responses", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Type string          `json:"type"`
+			Item json.RawMessage `json:"item"`
+		}
+		if json.Unmarshal([]byte(data), &ev) == nil && ev.Type == "response.output_item.done" {
+			c.history = append(c.history, ev.Item)
+		}
+	}
+	return resp.StatusCode, resp.Header.Get(proxy.HintHeader)
+}
+
+// TestStatusPageInChromium drives the status page in real headless
+// Chromium: it lists the run's sessions; switching a session off there
+// makes the next request keep (and the supplier reject) another account's
+// reasoning, with the hint; switching it on again omits it; the page reads
+// in Simplified Chinese when asked; and a page of
+// another origin that POSTs without the secret is refused and changes
+// nothing.
+func TestStatusPageInChromium(t *testing.T) {
+	sup := startSupplier(t)
+	px := startProxy(t, sup.URL(), "")
+	one := &responsesClient{t: t, base: px.URL, session: "page-session-one"}
+	two := &responsesClient{t: t, base: px.URL, session: "page-session-two"}
+	for _, c := range []*responsesClient{one, two} {
+		if st, _ := c.send(tokenA, "hello"); st != 200 {
+			t.Fatalf("first request of %s: %d", c.session, st)
+		}
+	}
+	if st, _ := one.send(tokenB, "as B"); st != 200 {
+		t.Fatalf("switching to B with the policy on: %d", st)
+	}
+
+	b := startBrowser(t)
+	tab := b.open(px.Page)
+	b.waitFor(tab, `document.body.dataset.loaded === "1"`)
+	var rows [][]string
+	b.eval(tab, `[...document.querySelectorAll("tr[data-session]")].map(r => [r.dataset.session, r.dataset.policy])`, &rows)
+	if len(rows) != 2 || rows[0][0] != "page-session-one" || rows[1][0] != "page-session-two" || rows[0][1] != "on" {
+		t.Fatalf("the page lists %v", rows)
+	}
+
+	b.eval(tab, `document.querySelector('button[data-session="page-session-one"][data-policy="off"]').click()`, nil)
+	b.waitFor(tab, `document.querySelector('tr[data-session="page-session-one"]').dataset.policy === "off"`)
+	st, hint := one.send(tokenB, "B, policy off")
+	if st != 400 || !strings.Contains(hint, "policy") || !strings.Contains(hint, "page-session-one on") {
+		t.Fatalf("policy off: %d, hint %q", st, hint)
+	}
+	one.history = one.history[:len(one.history)-1] // the client drops the failed prompt
+
+	b.eval(tab, `document.querySelector('button[data-session="page-session-one"][data-policy="on"]').click()`, nil)
+	b.waitFor(tab, `document.querySelector('tr[data-session="page-session-one"]').dataset.policy === "on"`)
+	if st, hint = one.send(tokenB, "B, policy on"); st != 200 || hint != "" {
+		t.Fatalf("policy on again: %d %q", st, hint)
+	}
+	b.waitFor(tab, `document.querySelector('tr[data-session="page-session-one"]').innerText.includes("400 ")`)
+
+	zh := b.open(px.URL + "/?lang=zh-CN#k=" + px.Secret)
+	b.waitFor(zh, `document.body.dataset.loaded === "1" && document.documentElement.lang === "zh-CN"`)
+	var title string
+	b.eval(zh, `document.getElementById("title").textContent + " " + document.querySelector("th").textContent`, &title)
+	if !strings.Contains(title, "会话") {
+		t.Fatalf("the Chinese page reads %q", title)
+	}
+
+	// Another origin: a page on another loopback port.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<!doctype html><title>elsewhere</title>"))
+	})}
+	go evil.Serve(ln) // ends with Close below
+	defer evil.Close()
+	other := b.open("http://" + ln.Addr().String() + "/")
+	b.waitFor(other, `document.title === "elsewhere"`)
+	before := pageState(t, px).Refused
+	var outcome []string
+	b.eval(other, `(async () => {
+		const url = `+jsString(px.URL+"/continuity/session")+`;
+		const body = JSON.stringify({session: "page-session-two", policy: "off"});
+		const out = [];
+		try { await fetch(url, {method: "POST", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body}); out.push("simple sent"); }
+		catch (e) { out.push("simple failed"); }
+		try { const r = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"}, body}); out.push("cors " + r.status); }
+		catch (e) { out.push("cors blocked"); }
+		return out;
+	})()`, &outcome)
+	if len(outcome) != 2 || outcome[1] != "cors blocked" {
+		t.Fatalf("cross-origin fetches: %v", outcome)
+	}
+	after := pageState(t, px)
+	if after.Refused <= before {
+		t.Fatalf("the cross-origin POST was not refused (refused %d → %d)", before, after.Refused)
+	}
+	for _, s := range after.Sessions {
+		if s.ID == "page-session-two" && s.Policy != "on" {
+			t.Fatal("a cross-origin POST changed the policy")
+		}
+	}
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

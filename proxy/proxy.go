@@ -1,0 +1,106 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httputil"
+	"strings"
+	"sync/atomic"
+
+	"go.uber.org/zap"
+)
+
+// apiPrefix is where the status page's API lives; nothing under it is
+// forwarded.
+const apiPrefix = "/continuity/"
+
+// Proxy is the reverse proxy. It is an http.Handler; the caller owns the
+// server and its listener.
+type Proxy struct {
+	cfg      Config
+	issuers  *issuers
+	sessions *registry
+	// plain forwards everything the proxy does not filter, untouched.
+	plain *httputil.ReverseProxy
+	// filtered forwards …/responses requests: the body is the one the
+	// handler prepared, the response goes through the tap.
+	filtered *httputil.ReverseProxy
+	// refused counts the page API requests the guard refused in this run.
+	refused atomic.Int64
+}
+
+// New returns a Proxy for cfg.
+func New(cfg Config) (*Proxy, error) {
+	cfg, err := cfg.check()
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{cfg: cfg, issuers: newIssuers(), sessions: newRegistry()}
+	p.plain = p.reverseProxy(nil)
+	p.filtered = p.reverseProxy(p.modifyResponse)
+	return p, nil
+}
+
+// reverseProxy builds a ReverseProxy to the upstream that flushes every
+// write (server-sent events pass as they arrive) and answers transport
+// failures with a named error.
+func (p *Proxy) reverseProxy(modify func(*http.Response) error) *httputil.ReverseProxy {
+	up := p.cfg.Upstream
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(up)
+			pr.Out.Host = up.Host
+			// The client's own forwarding headers, if any, stay as they
+			// were; the proxy adds none, as it is the client's own machine.
+		},
+		Transport:      p.cfg.Transport,
+		FlushInterval:  -1,
+		ModifyResponse: modify,
+		ErrorHandler:   p.upstreamFailed,
+	}
+}
+
+// ServeHTTP routes a request: the status page, its API, filtered
+// …/responses requests, and everything else passed through.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		p.page(w, r)
+	case strings.HasPrefix(r.URL.Path, apiPrefix):
+		p.api(w, r)
+	case r.Method == http.MethodPost && responsesPath(r.URL.Path):
+		p.responses(w, r)
+	default:
+		p.plain.ServeHTTP(w, r)
+	}
+}
+
+// responsesPath reports whether path is a Responses create or compact
+// endpoint under any base path (/v1/responses, /openai/responses, …).
+func responsesPath(path string) bool {
+	return strings.HasSuffix(path, "/responses") || strings.HasSuffix(path, "/responses/compact")
+}
+
+// upstreamFailed answers a request the upstream never answered: nothing
+// when the client went away (its request was cancelled, and so was the
+// upstream's), else 502 with a named reason — UPSTREAM_TIMEOUT or
+// UPSTREAM_UNREACHABLE — in the OpenAI error shape clients display.
+func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		return
+	}
+	fl, _ := r.Context().Value(flightKey{}).(*flight)
+	if ferr := fl.filterFailed(); ferr != nil {
+		p.cfg.Log.Warn("request not filtered", zap.String("session", fl.session), zapErr(ferr))
+		writeError(w, http.StatusBadRequest, diagCode(ferr, "INVALID_PAYLOAD"), "continuity proxy: the request was not sent: "+ferr.Error())
+		return
+	}
+	code, status := "UPSTREAM_UNREACHABLE", http.StatusBadGateway
+	var timeout interface{ Timeout() bool }
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &timeout) && timeout.Timeout() {
+		code = "UPSTREAM_TIMEOUT"
+	}
+	p.cfg.Log.Warn("upstream failed", zapPath(r), zapCode(code), zapErr(err))
+	writeError(w, status, code, "continuity proxy: the upstream did not answer: "+err.Error())
+}

@@ -1,0 +1,206 @@
+package proxy
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/continuity-dev/continuity/filter"
+)
+
+// Bounds of what the proxy remembers per run.
+const (
+	maxSessions   = 1024 // the least recently seen session goes first
+	maxRecent     = 8    // turns per session shown on the page
+	maxRejections = 8    // rejections per session shown on the page
+)
+
+// session is what the proxy knows of one session key. Its fields are
+// guarded by the registry's mutex.
+type session struct {
+	id        string
+	client    string
+	firstSeen time.Time
+	lastSeen  time.Time
+	accounts  []Account // distinct, in order of first use
+	last      Account
+
+	// The current turn, as the turn rule and the page count it.
+	turnID string
+	users  int
+	turn   *filter.Turn // the plugin's turn filter (RuleTurn only)
+	seq    int          // turns seen
+	// The policy pinned for turn pinnedSeq (RuleTurn only).
+	pinnedSeq int
+	pinnedOn  bool
+
+	recent     []TurnView
+	rejections []RejectionView
+}
+
+// TurnView is what one recent turn of a session sent and omitted.
+type TurnView struct {
+	Seq               int    `json:"seq"`
+	Requests          int    `json:"requests"`
+	Account           string `json:"account"` // short digest of the last request's account
+	Policy            string `json:"policy"`  // "on" or "off" at the last request
+	OmittedReasoning  int    `json:"omittedReasoning"`
+	OmittedCompaction int    `json:"omittedCompaction"`
+	StrippedIDs       int    `json:"strippedIds"`
+}
+
+// RejectionView is one upstream error the detector classified as a replay
+// rejection: its kind and item id, never its text.
+type RejectionView struct {
+	At     int64  `json:"at"` // ms since the epoch
+	Status int    `json:"status"`
+	Kind   string `json:"kind"`
+	Item   string `json:"item,omitempty"`
+	Policy string `json:"policy"`
+	Hinted bool   `json:"hinted"`
+}
+
+// registry holds the sessions of this run.
+type registry struct {
+	mu       sync.Mutex
+	sessions map[string]*session
+}
+
+func newRegistry() *registry { return &registry{sessions: map[string]*session{}} }
+
+// placed is a request's place in its session, computed under the lock.
+type placed struct {
+	firstSeen  time.Time
+	multi      bool // the session has been seen with more than one account
+	turn       *filter.Turn
+	seq        int
+	newSession bool
+}
+
+// place records a request of session k with account a and returns what the
+// rules need. The turn filter is created for a new turn when withTurn.
+func (r *registry) place(k requestKeys, a Account, now time.Time, withTurn bool) placed {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.sessions[k.session]
+	if !ok {
+		r.evictLocked()
+		s = &session{id: k.session, firstSeen: now}
+		r.sessions[k.session] = s
+	}
+	if k.client != "" {
+		s.client = k.client
+	}
+	s.lastSeen, s.last = now, a
+	if !slices.Contains(s.accounts, a) {
+		s.accounts = append(s.accounts, a)
+	}
+	if k.newTurn(s.turnID, s.users, s.seq == 0) {
+		s.seq++
+		s.turn = nil
+		if withTurn {
+			s.turn = filter.NewTurn(filter.Options{StripPairedIDs: true, Prevalidated: true, NoCopy: true})
+		}
+		s.recent = append(s.recent, TurnView{Seq: s.seq})
+		if len(s.recent) > maxRecent {
+			s.recent = s.recent[1:]
+		}
+	}
+	s.turnID, s.users = k.turnID, k.users
+	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, turn: s.turn, seq: s.seq, newSession: !ok}
+}
+
+// evictLocked makes room for one more session.
+func (r *registry) evictLocked() {
+	if len(r.sessions) < maxSessions {
+		return
+	}
+	var oldest *session
+	for _, s := range r.sessions {
+		if oldest == nil || s.lastSeen.Before(oldest.lastSeen) {
+			oldest = s
+		}
+	}
+	delete(r.sessions, oldest.id)
+}
+
+// sent adds one forwarded request's outcome to turn seq of session id.
+func (r *registry) sent(id string, seq int, a Account, on bool, om filter.Omitted) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.sessions[id]
+	if !ok {
+		return
+	}
+	for i := range s.recent {
+		if t := &s.recent[i]; t.Seq == seq {
+			t.Requests++
+			t.Account, t.Policy = a.Short(), onOff(on)
+			t.OmittedReasoning += om.Items
+			t.OmittedCompaction += om.Compactions
+			t.StrippedIDs += om.StrippedIDs
+		}
+	}
+}
+
+// rejected records a replay rejection of session id.
+func (r *registry) rejected(id string, v RejectionView) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.sessions[id]; ok {
+		s.rejections = append(s.rejections, v)
+		if len(s.rejections) > maxRejections {
+			s.rejections = s.rejections[1:]
+		}
+	}
+}
+
+// SessionView is one session as the status page shows it.
+type SessionView struct {
+	ID         string          `json:"id"`
+	Client     string          `json:"client"`
+	Account    string          `json:"account"`  // short digest of the last account
+	Accounts   int             `json:"accounts"` // distinct accounts seen
+	FirstSeen  int64           `json:"firstSeen"`
+	LastSeen   int64           `json:"lastSeen"`
+	Policy     string          `json:"policy"` // filled in by the caller
+	Source     string          `json:"source"` // "session" or "default"
+	Turns      []TurnView      `json:"turns"`
+	Rejections []RejectionView `json:"rejections"`
+}
+
+// views returns the sessions, most recently seen first.
+func (r *registry) views() []SessionView {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]SessionView, 0, len(r.sessions))
+	for _, s := range r.sessions {
+		out = append(out, SessionView{ID: s.id, Client: s.client, Account: s.last.Short(), Accounts: len(s.accounts),
+			FirstSeen: s.firstSeen.UnixMilli(), LastSeen: s.lastSeen.UnixMilli(),
+			Turns: append([]TurnView{}, s.recent...), Rejections: append([]RejectionView{}, s.rejections...)})
+	}
+	slices.SortFunc(out, func(a, b SessionView) int {
+		return cmp.Or(cmp.Compare(b.LastSeen, a.LastSeen), strings.Compare(a.ID, b.ID))
+	})
+	return out
+}
+
+// firstSeen reports when session id was first seen, ok false when unknown.
+func (r *registry) firstSeen(id string) (time.Time, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.sessions[id]
+	if !ok {
+		return time.Time{}, false
+	}
+	return s.firstSeen, true
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}

@@ -1,0 +1,147 @@
+package proxy
+
+import (
+	"bytes"
+	"io"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/continuity-dev/continuity/filter"
+)
+
+// Bounds of what the tap holds to read issuance from a response. A larger
+// event or JSON body still passes through whole; only its items go
+// unrecorded (and are then of unknown issuer).
+const (
+	maxEventBytes = 32 << 20
+	maxJSONBytes  = 64 << 20
+)
+
+// tap passes an upstream response body through unchanged and records, from
+// the bytes as they go by, which account each reasoning and compaction item
+// of the response was issued to. For a stream it keeps at most the current
+// event; for JSON the body up to maxJSONBytes, read at the end.
+type tap struct {
+	body    io.ReadCloser
+	stream  bool
+	account Account
+	record  func(fp [32]byte, a Account)
+
+	line   []byte // the current line of a stream, without its newline
+	data   []byte // the current event's data lines, joined by newlines
+	skip   bool   // the current event is not one the tap reads
+	tooBig bool   // the current event or JSON body passed its bound
+	cr     bool   // the last byte seen was \r: a \n right after it ends nothing
+}
+
+// Read implements io.Reader: the bytes are the upstream's, as they arrive.
+func (t *tap) Read(p []byte) (int, error) {
+	n, err := t.body.Read(p)
+	if n > 0 {
+		if t.stream {
+			t.scanStream(p[:n])
+		} else if !t.tooBig {
+			if len(t.data)+n > maxJSONBytes {
+				t.tooBig, t.data = true, nil
+			} else {
+				t.data = append(t.data, p[:n]...)
+			}
+		}
+	}
+	if err == io.EOF && !t.stream && !t.tooBig {
+		gjson.GetBytes(t.data, "output").ForEach(func(_, it gjson.Result) bool {
+			t.item(it)
+			return true
+		})
+		t.data = nil
+	}
+	return n, err
+}
+
+// Close closes the upstream body.
+func (t *tap) Close() error { return t.body.Close() }
+
+// scanStream feeds stream bytes through the line and event framing of
+// server-sent events (lines end in \n, \r\n or \r; a blank line ends an
+// event; data: lines are its payload).
+func (t *tap) scanStream(b []byte) {
+	if t.cr && len(b) > 0 && b[0] == '\n' {
+		b = b[1:]
+	}
+	t.cr = false
+	for len(b) > 0 {
+		i := bytes.IndexAny(b, "\r\n")
+		if i < 0 {
+			t.appendLine(b)
+			return
+		}
+		t.appendLine(b[:i])
+		t.endLine()
+		if b[i] == '\r' {
+			if i+1 == len(b) {
+				t.cr = true
+			} else if b[i+1] == '\n' {
+				i++
+			}
+		}
+		b = b[i+1:]
+	}
+}
+
+// appendLine adds to the current line; within a skipped or oversized event
+// only the line's start is kept, enough to see where the event ends.
+func (t *tap) appendLine(b []byte) {
+	if (t.skip || t.tooBig) && len(t.line) >= 8 {
+		return
+	}
+	if len(t.line)+len(b) > maxEventBytes {
+		t.tooBig, t.data = true, nil
+		return
+	}
+	t.line = append(t.line, b...)
+}
+
+// endLine handles one complete line.
+func (t *tap) endLine() {
+	line := t.line
+	t.line = t.line[:0]
+	switch {
+	case len(line) == 0:
+		if !t.skip && !t.tooBig && len(t.data) > 0 {
+			t.event(t.data)
+		}
+		t.data, t.skip, t.tooBig = t.data[:0], false, false
+	case t.skip || t.tooBig:
+	case bytes.HasPrefix(line, []byte("event:")):
+		// Only output_item.done names an issued item; other events need no
+		// holding at all.
+		t.skip = string(bytes.TrimSpace(line[len("event:"):])) != "response.output_item.done"
+	case bytes.HasPrefix(line, []byte("data:")):
+		v := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
+		if len(t.data) > 0 {
+			t.data = append(t.data, '\n')
+		}
+		if len(t.data)+len(v) > maxEventBytes {
+			t.tooBig, t.data = true, nil
+			return
+		}
+		t.data = append(t.data, v...)
+	}
+}
+
+// event reads one event's data.
+func (t *tap) event(data []byte) {
+	if gjson.GetBytes(data, "type").Str == "response.output_item.done" {
+		t.item(gjson.GetBytes(data, "item"))
+	}
+}
+
+// item records one output item if it carries encrypted content.
+func (t *tap) item(it gjson.Result) {
+	switch it.Get("type").Str {
+	case "reasoning", "compaction":
+		if c := it.Get("encrypted_content"); c.Type == gjson.String && c.Str != "" {
+			t.record(filter.Fingerprint(c.Str), t.account)
+		}
+	}
+}
