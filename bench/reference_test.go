@@ -109,7 +109,7 @@ func TestJSONTurnRejectsABodyWithoutInput(t *testing.T) {
 func TestNodeReferenceOmitsWhatTheFilterOmits(t *testing.T) {
 	node, err := FindNode(t.TempDir())
 	if err != nil {
-		t.Skip(err)
+		t.Fatalf("the Node reference needs node on PATH (Node 20 is part of the machine): %v", err)
 	}
 	for _, c := range turnCases(t) {
 		t.Run(c.name, func(t *testing.T) {
@@ -146,7 +146,7 @@ func TestNodeReferenceOmitsWhatTheFilterOmits(t *testing.T) {
 func TestNodeBenchReportsTimings(t *testing.T) {
 	node, err := FindNode(t.TempDir())
 	if err != nil {
-		t.Skip(err)
+		t.Fatalf("the Node reference needs node on PATH (Node 20 is part of the machine): %v", err)
 	}
 	p, err := Generate(KindReasoning, 64<<10)
 	if err != nil {
