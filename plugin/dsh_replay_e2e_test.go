@@ -325,7 +325,8 @@ func TestDSHAccountKeptAcrossRestart(t *testing.T) {
 
 // A 17 MiB tool/result, as a DSH tool can produce, is taken in whole: it
 // settles its call (continue_session is not refused for it), and nothing
-// of it reaches the log.
+// of it reaches the log. continue_session itself, named as DSH's MCP
+// client names it, is not an unsettled effect.
 func TestDSHLargeToolResultSettlesItsCall(t *testing.T) {
 	stderr := &lockedBuffer{}
 	h := initialized(t, host.Config{Stderr: stderr}, host.AllCapabilities())
@@ -343,6 +344,11 @@ func TestDSHLargeToolResultSettlesItsCall(t *testing.T) {
 		{"tool/call", dsh.ToolCall(1, 1, dsh.Call{ID: "call_1", Name: "bash", Arguments: `{"command":"go test ./..."}`})},
 		{"tool/result", dsh.Format4.ToolResult(1, 1, "call_1", out, false)},
 		{"step/end", dsh.Step(1, 1)},
+		// The model then calls continue_session through DSH's MCP client:
+		// that call is the continuation itself, never an unsettled effect.
+		{"step/start", dsh.Step(1, 2)},
+		{"assistant/message", dsh.Assistant(1, 2, "github-copilot-preview", "gpt-5.4", "", []dsh.Call{{ID: "call-cont", Name: "mcp__continuity__continue_session", Arguments: `{}`}}, 10)},
+		{"tool/call", dsh.ToolCall(1, 2, dsh.Call{ID: "call-cont", Name: "mcp__continuity__continue_session", Arguments: `{}`})},
 	}
 	for i, ev := range events {
 		e := host.Ev(ev.typ, ev.data)
