@@ -322,3 +322,47 @@ func TestDSHAccountKeptAcrossRestart(t *testing.T) {
 		t.Fatal("the raw account id was stored or logged")
 	}
 }
+
+// A 17 MiB tool/result, as a DSH tool can produce, is taken in whole: it
+// settles its call (continue_session is not refused for it), and nothing
+// of it reaches the log. continue_session itself, named as DSH's MCP
+// client names it, is not an unsettled effect.
+func TestDSHLargeToolResultSettlesItsCall(t *testing.T) {
+	stderr := &lockedBuffer{}
+	h := initialized(t, host.Config{Stderr: stderr}, host.AllCapabilities())
+	const sid = "s-large"
+	h.SetAgentHeader(sid, dsh.Format4.Header(sid, &dshBorn, false, ""), host.StatusRunning)
+	out := strings.Repeat("ok  \tpkg/sub\t0.1s TOOL-OUTPUT-MARKER\n", (17<<20)/36)
+	events := []struct {
+		typ  string
+		data any
+	}{
+		{"turn/start", dsh.TurnStart(1)},
+		{"step/start", dsh.Step(1, 1)},
+		{"user/message", dsh.Prompt("m1", "run the tests")},
+		{"assistant/message", dsh.Assistant(1, 1, "github-copilot-preview", "gpt-5.4", "", []dsh.Call{{ID: "call_1", Name: "bash", Arguments: `{"command":"go test ./..."}`}}, 10)},
+		{"tool/call", dsh.ToolCall(1, 1, dsh.Call{ID: "call_1", Name: "bash", Arguments: `{"command":"go test ./..."}`})},
+		{"tool/result", dsh.Format4.ToolResult(1, 1, "call_1", out, false)},
+		{"step/end", dsh.Step(1, 1)},
+		// The model then calls continue_session through DSH's MCP client:
+		// that call is the continuation itself, never an unsettled effect.
+		{"step/start", dsh.Step(1, 2)},
+		{"assistant/message", dsh.Assistant(1, 2, "github-copilot-preview", "gpt-5.4", "", []dsh.Call{{ID: "call-cont", Name: "mcp__continuity__continue_session", Arguments: `{}`}}, 10)},
+		{"tool/call", dsh.ToolCall(1, 2, dsh.Call{ID: "call-cont", Name: "mcp__continuity__continue_session", Arguments: `{}`})},
+	}
+	for i, ev := range events {
+		e := host.Ev(ev.typ, ev.data)
+		e.Seq = int64(i)
+		if err := h.Forward(sid, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := contCall(t, h, sid, "call-cont", "continue_session", map[string]any{
+		"reason": "topic_change", "title": "Carry on", "handoff": map[string]any{"purpose": "carry on", "currentRequest": "carry on"},
+		"sources": []any{map[string]any{"kind": "session_events", "sessionId": sid, "fromEventId": "2", "toEventId": "2", "relevance": "the request"}}})
+	var cont contContinued
+	contOK(t, "continue_session", res, &cont)
+	if log := stderr.String(); strings.Contains(log, "TOOL-OUTPUT-MARKER") || strings.Contains(log, "not applied") || strings.Contains(log, "skipped") {
+		t.Fatalf("the log shows the result or a dropped effect:\n%.2000s", log)
+	}
+}
