@@ -116,6 +116,7 @@ func TestHostileLargeRemoteArgsAreNotDecodedWhole(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 64 MiB frame")
 	}
+	skipUnderRace(t, "the peak RSS of a 64 MiB Remote member")
 	h := initialized(t, host.Config{}, host.AllCapabilities())
 	const member = 64 << 20
 	frame := bytes.Repeat([]byte("x"), member)

@@ -36,6 +36,7 @@ func TestStalledReaderBoundsMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends 300 MiB of payloads")
 	}
+	skipUnderRace(t, "the peak RSS behind a stalled reader")
 	const n = 300
 	h := initialized(t, host.Config{}, host.AllCapabilities())
 	body := payloadgen.Generate(payloadgen.ReasoningHeavy(1<<20, 64)).Body

@@ -156,6 +156,7 @@ func TestOverLimitLineDoesNotStayResident(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams 100 MiB")
 	}
+	skipUnderRace(t, "the RSS left after a refused line")
 	const limit = 64 << 20
 	const line = 100 << 20
 	h := initialized(t, host.Config{MaxFrameBytes: limit}, host.AllCapabilities())
