@@ -156,3 +156,17 @@ func (s *Service) manifestTool(ctx context.Context, call ToolCall) (ToolResult, 
 		m.ManifestID, len(m.Included), len(m.Omitted), len(m.State), m.Tokens.Used, m.Tokens.Budget, marshal(m))
 	return textResult(text, m), nil
 }
+
+// Projection returns the successor context of a committed edge exactly as
+// session/create carried it, for a host that must start (or retry) the
+// successor's run again: the bytes whose digest the manifest records.
+func (s *Service) Projection(ctx context.Context, edgeID string) ([]byte, error) {
+	e, err := edgeByID(ctx, s.db, edgeID)
+	if err != nil {
+		return nil, storeErr("read edge", err)
+	}
+	if e == nil || !e.committed {
+		return nil, diag.Newf(CodeNotFound, "edge %s does not exist", edgeID).With("edgeId", edgeID)
+	}
+	return e.context, nil
+}

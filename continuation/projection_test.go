@@ -60,7 +60,7 @@ func TestProjectionOrderAndLineageBlock(t *testing.T) {
 	})
 	r := e.mustContinue("A", "call-1", args)
 	p := decodeProjection(t, e.host.contextOf(r.SuccessorID))
-	if got, want := kinds(p), "control,lineage,state,initiating_message,handoff,source:pinned,source:recent,source:excerpt"; got != want {
+	if got, want := kinds(p), "control,lineage,state,initiating_message,handoff,source:pinned,source:recent,source:excerpt,omitted"; got != want {
 		t.Fatalf("sections %s, want %s", got, want)
 	}
 	var block string
@@ -107,7 +107,7 @@ func TestTinyBudgetListsEveryOmittedSource(t *testing.T) {
 	want := []string{"pinned/session_events/A/1-4", "pinned/session_event/A/3", "pinned/resource/seed://docs/compaction",
 		"pinned/memory/notes/compaction.md", "pinned/session_event/A/5"} // A 2–3 are cold inside A 1–4, listed once
 	var got []string
-	for _, it := range m.Omitted {
+	for _, it := range selectedOmitted(m.Omitted) {
 		if it.Reason != ReasonBudget {
 			t.Fatalf("omitted without the budget reason: %+v", it)
 		}

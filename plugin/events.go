@@ -67,6 +67,11 @@ func (s *Server) agentRequest(ctx context.Context, raw []byte) (any, error) {
 		return nil, invalidParams("agent/request: " + wire.DecodeError(err))
 	}
 	svc := s.svc()
+	// A turn that a continuation ended has no later steps: the successor
+	// answers (CONTINUITY_TURN_ENDED).
+	if err := svc.cont.TurnEnded(ctx, req.SessionID, req.Turn); err != nil {
+		return nil, err
+	}
 	svc.models.set(req.SessionID, req.Config.Provider, req.Config.Model)
 	adm, err := svc.turns.Admit(ctx, req)
 	if err != nil {

@@ -130,7 +130,7 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 		s.log.Error("data directory unusable", zapCode(diag.StorageUnavailable), zap.Error(storeErr))
 	}
 	var err error
-	if svc.tools, err = toolDefinitions(); err != nil {
+	if svc.tools, err = toolDefinitions(caps.Sessions); err != nil {
 		svc.close(ctx)
 		return nil, activation{}, err
 	}
