@@ -88,6 +88,7 @@ func (s *Service) Decide(ctx context.Context, sessionID string, at Trigger) (Dec
 	bound := st.boundFor(at, s.opts)
 	snap := st.snapshot().through(bound, st.marks)
 	s.mu.Unlock()
+	defer s.settle(st, snap.lastSeq)
 	now := s.opts.Now()
 
 	var d Decision
@@ -136,6 +137,7 @@ func (s *Service) Decide(ctx context.Context, sessionID string, at Trigger) (Dec
 	st.pending = st.pending[len(snap.pending):]
 	st.lastDecided = max(st.lastDecided, snap.lastSeq)
 	s.mu.Unlock()
+	s.announce(ctx, d)
 	return d, nil
 }
 
