@@ -94,7 +94,7 @@ func (s *Service) prepare(ctx context.Context, call ToolCall, args ContinueArgs,
 	origin := originOf(path, pred)
 	c := compile(compileInput{
 		manifestID: manifestID, edgeID: edgeID, predecessorID: pred, originID: origin,
-		initiating: *h.initiating, initiatingTurn: h.initiatingTurn, handoff: args.Handoff, state: state,
+		initiating: *h.initiating, initiatingTurn: h.initiatingTurn, handoff: args.Handoff, query: call.Query, state: state,
 		sources: args.Sources, sourceEvents: srcEvents, recent: recent, excerpts: excerpts, historySeqs: h.seqs,
 		budget: s.opts.TokenBudget,
 	})

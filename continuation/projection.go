@@ -27,7 +27,7 @@ type Projection struct {
 // Section is one part of a projection. Text is a raw JSON string so that
 // the initiating message carries the host's exact token, escapes included.
 type Section struct {
-	Kind        string          `json:"kind"` // control, lineage, state, initiating_message, handoff, source, omitted
+	Kind        string          `json:"kind"` // control, lineage, state, initiating_message, handoff, query, source, omitted
 	Tier        string          `json:"tier,omitempty"`
 	Text        json.RawMessage `json:"text,omitempty"`
 	SessionID   string          `json:"sessionId,omitempty"`
@@ -68,6 +68,7 @@ type compileInput struct {
 	initiating                                  hostapi.Event
 	initiatingTurn                              *int64
 	handoff                                     Handoff
+	query                                       string // a RESEED's verified query, or ""
 	state                                       []StateItem
 	sources                                     []Source          // the agent's citations, in order
 	sourceEvents                                [][]hostapi.Event // events of each session source
@@ -140,6 +141,9 @@ func compileWithin(in compileInput, room int) (compiled, int) {
 	add(init)
 	h := in.handoff
 	add(Section{Kind: "handoff", Handoff: &h})
+	if in.query != "" {
+		add(Section{Kind: "query", Text: stringToken(in.query)})
+	}
 
 	fits := func(t int) bool { return used+t <= room }
 	loaded := map[int64]bool{in.initiating.Seq: true} // predecessor events already in the context

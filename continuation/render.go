@@ -87,6 +87,8 @@ func renderHost(secs []Section, first FirstUser) HostContext {
 				s.SessionID + ", event " + s.EventID + ". Answer it here.")
 		case "handoff":
 			para(renderHandoff(s.Handoff))
+		case "query":
+			para("## Current state of the task (the runtime's reconstruction, verified against the pin)\n" + neutraliseLineage(rawString(s.Text)))
 		case "source":
 			para(renderSource(s))
 		case "omitted":
