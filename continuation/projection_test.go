@@ -224,3 +224,25 @@ func TestListedEventDoesNotBlockRecent(t *testing.T) {
 		t.Fatalf("included %v omitted %v", inc, om)
 	}
 }
+
+// TestBudgetPaysForTheOmittedList (issue 16: budget 600 gave 811 tokens):
+// the handles of what was left out are paid from the budget, so a
+// projection that omits something still fits.
+func TestBudgetPaysForTheOmittedList(t *testing.T) {
+	for _, budget := range []int{600, 620, 650} {
+		e := newEnv(t, Options{TokenBudget: budget})
+		seedPredecessor(e.host, "A")
+		r := e.mustContinue("A", "call-1", argsFile(t, "basic"))
+		p := decodeProjection(t, e.host.contextOf(r.SuccessorID))
+		m, err := e.svc.Manifest(context.Background(), r.ManifestID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(selectedOmitted(m.Omitted)) == 0 {
+			t.Fatalf("budget %d: nothing omitted, the test needs a tighter budget", budget)
+		}
+		if p.Tokens.OverBudget || p.Tokens.Used > budget {
+			t.Errorf("budget %d: used %d (over %v)", budget, p.Tokens.Used, p.Tokens.OverBudget)
+		}
+	}
+}
