@@ -218,3 +218,39 @@ func TestToolsNeedTheSessionsCapability(t *testing.T) {
 		t.Errorf("continue_session without sessions: %v", err)
 	}
 }
+
+// TestReturnToPredecessorOffer (issue 16): when a person writes in a
+// predecessor that continued in an earlier turn, the plugin offers — as a
+// continuity.notice — to open the current continuation or branch into
+// another, before the agent answers there.
+func TestReturnToPredecessorOffer(t *testing.T) {
+	reg := newContSessions()
+	h := contStart(t, t.TempDir(), reg)
+	const a = "ses-back"
+	contSeed(t, h, a)
+	var c contContinued
+	contOK(t, "continue_session", contCall(t, h, a, "call-cont-1", "continue_session", contArgs(a)), &c)
+
+	contEvent(t, h, a, 9, "turn/end", `{"turn":1,"reason":"completed"}`)
+	contEvent(t, h, a, 10, "turn/start", `{"turn":2}`)
+	contEvent(t, h, a, 11, "user/message", `{"text":"One more thing about compaction."}`)
+	if _, err := h.AgentRequest(ctxT(t), host.AgentRequestParams{SessionID: a, Turn: 2, Step: 1, RequestID: "req-back",
+		Config: host.LLMConfig{Provider: "github-copilot-preview", Model: "gpt-5"}}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := h.WaitEvent(ctxT(t), "continuity.notice", func(n host.Notification) bool {
+		return gjson.GetBytes(n.Params, "args.0.kind").Str == "continuationReturn"
+	})
+	if err != nil {
+		t.Fatalf("no return offer: %v", err)
+	}
+	offer := gjson.GetBytes(n.Params, "args.0")
+	if offer.Get("agentId").Str != a || offer.Get("turn").Int() != 2 || offer.Get("continuation.successorId").Str != c.SuccessorID ||
+		offer.Get("continuation.edgeId").Str != c.EdgeID || offer.Get("continuation.choices").Raw != `["open","branch"]` ||
+		offer.Get("textKey").Str != "continuation.return.body" {
+		t.Errorf("return offer = %s", offer.Raw)
+	}
+	if strings.Contains(offer.Raw, "compaction") {
+		t.Errorf("the offer carries message text: %s", offer.Raw)
+	}
+}

@@ -72,6 +72,13 @@ func (s *Server) agentRequest(ctx context.Context, raw []byte) (any, error) {
 	if err := svc.cont.TurnEnded(ctx, req.SessionID, req.Turn); err != nil {
 		return nil, err
 	}
+	// A person writing in a continued predecessor is offered the current
+	// continuation (or a branch) before the agent answers there.
+	if req.Step == 1 {
+		if _, err := svc.cont.OfferReturn(ctx, req.SessionID, req.Turn); err != nil {
+			s.log.Warn("return offer not sent", zap.String("session", req.SessionID), zap.Error(err))
+		}
+	}
 	svc.models.set(req.SessionID, req.Config.Provider, req.Config.Model)
 	adm, err := svc.turns.Admit(ctx, req)
 	if err != nil {
