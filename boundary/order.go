@@ -10,16 +10,17 @@ import (
 // decision, not "not decided" or the turn before's. Decisions are made off
 // the read loop (they may read the session from the host), so the Remote
 // waits — up to maxDecisionWait — until every boundary observed before it
-// has had its decision attempted. Notifications are applied before any
-// later request is handled, so the boundary is already observed when the
-// Remote call arrives.
+// has had its decision attempted: the lead queues one decision per
+// turn/end and compaction/start, so the service counts both. Notifications
+// are applied before any later request is handled, so the boundary is
+// already counted when the Remote call arrives.
 
 // maxDecisionWait bounds the wait; a decision slower than this (a host
 // read that stalls) answers with the latest record there is.
 const maxDecisionWait = 10 * time.Second
 
-// waitDecided blocks until the session's latest observed turn/end or
-// compaction/start is covered by a decision attempt, ctx ends, or
+// waitDecided blocks until every turn/end and compaction/start observed
+// in the session has had its decision attempted, ctx ends, or
 // maxDecisionWait passes.
 func (s *Service) waitDecided(ctx context.Context, sessionID string) {
 	if checkSessionID(sessionID) != nil {
@@ -30,7 +31,7 @@ func (s *Service) waitDecided(ctx context.Context, sessionID string) {
 	st := s.state(sessionID)
 	for {
 		s.mu.Lock()
-		if st.settledSeq >= st.boundarySeq {
+		if st.attempted >= st.boundaries {
 			s.mu.Unlock()
 			return
 		}
@@ -47,12 +48,16 @@ func (s *Service) waitDecided(ctx context.Context, sessionID string) {
 	}
 }
 
-// settle records that a decision attempt covered the events through seq,
-// whether it succeeded or not, and wakes the waiters.
-func (s *Service) settle(st *sessionState, seq int64) {
+// settle records that a decision at trigger at was attempted, whether it
+// succeeded or not, and wakes the waiters. Pressure decisions are not
+// counted: no turn/end or compaction/start asked for them.
+func (s *Service) settle(st *sessionState, at Trigger) {
+	if at != TurnEnd && at != CompactionStart {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st.settledSeq = max(st.settledSeq, seq)
+	st.attempted++
 	if st.settled != nil {
 		close(st.settled)
 		st.settled = nil

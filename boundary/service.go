@@ -81,6 +81,7 @@ func (s *Service) Decide(ctx context.Context, sessionID string, at Trigger) (Dec
 		return Decision{}, diag.Newf(CodeTriggerInvalid, "trigger %q is not a boundary", string(at))
 	}
 	st := s.state(sessionID)
+	defer s.settle(st, at)
 	st.decideMu.Lock()
 	defer st.decideMu.Unlock()
 	s.backfill(ctx, sessionID, st)
@@ -88,7 +89,6 @@ func (s *Service) Decide(ctx context.Context, sessionID string, at Trigger) (Dec
 	bound := st.boundFor(at, s.opts)
 	snap := st.snapshot().through(bound, st.marks)
 	s.mu.Unlock()
-	defer s.settle(st, snap.lastSeq)
 	now := s.opts.Now()
 
 	var d Decision

@@ -30,9 +30,9 @@ type sessionState struct {
 	calls          map[string]string // open tool calls: call id → the subject their result gets
 	turn           int64             // the current turn (turn/start)
 	turnPrompt     map[int64]int64   // turn → seq of the person's latest prompt in it
-	boundarySeq    int64             // the latest turn/end or compaction/start observed
-	settledSeq     int64             // the latest boundary a decision attempt has covered
-	settled        chan struct{}     // closed (and replaced) when settledSeq moves
+	boundaries     int64             // turn/end and compaction/start events observed
+	attempted      int64             // decisions attempted at those triggers
+	settled        chan struct{}     // closed (and replaced) when attempted moves
 }
 
 // maxOpenCalls bounds the tool calls remembered while their results are
@@ -178,6 +178,6 @@ func (st *sessionState) track(ev hostapi.Event, p parsed) {
 		st.turnPrompt[st.turn] = ev.Seq
 	}
 	if ev.Type == "turn/end" || ev.Type == "compaction/start" {
-		st.boundarySeq = ev.Seq
+		st.boundaries++
 	}
 }

@@ -67,17 +67,8 @@ func (s *Server) agentRequest(ctx context.Context, raw []byte) (any, error) {
 		return nil, invalidParams("agent/request: " + wire.DecodeError(err))
 	}
 	svc := s.svc()
-	// A turn that a continuation ended has no later steps: the successor
-	// answers (CONTINUITY_TURN_ENDED).
-	if err := svc.cont.TurnEnded(ctx, req.SessionID, req.Turn); err != nil {
+	if err := svc.continuedTurn(ctx, req); err != nil {
 		return nil, err
-	}
-	// A person writing in a continued predecessor is offered the current
-	// continuation (or a branch) before the agent answers there.
-	if req.Step == 1 {
-		if _, err := svc.cont.OfferReturn(ctx, req.SessionID, req.Turn); err != nil {
-			s.log.Warn("return offer not sent", zap.String("session", req.SessionID), zap.Error(err))
-		}
 	}
 	svc.models.set(req.SessionID, req.Config.Provider, req.Config.Model)
 	adm, err := svc.turns.Admit(ctx, req)

@@ -6,8 +6,11 @@ import (
 	"strconv"
 	"sync"
 
+	"go.uber.org/zap"
+
 	"github.com/continuity-dev/continuity/boundary"
 	"github.com/continuity-dev/continuity/continuation"
+	"github.com/continuity-dev/continuity/turns"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
 	"github.com/continuity-dev/continuity/wire"
 )
@@ -112,6 +115,26 @@ func (svc *services) turnOpen(ctx context.Context, p toolCallParams) error {
 		}
 	}
 	return svc.cont.TurnEnded(ctx, p.SessionID, p.Turn)
+}
+
+// continuedTurn applies session continuation to an agent/request. A turn
+// that a continuation ended has no later steps: the successor answers
+// (CONTINUITY_TURN_ENDED). A person writing in a continued predecessor is
+// offered the current continuation (or a branch) before the agent answers
+// there. Without the store there is no continuation to apply.
+func (svc *services) continuedTurn(ctx context.Context, req turns.AgentRequest) error {
+	if svc.stored() != nil {
+		return nil
+	}
+	if err := svc.cont.TurnEnded(ctx, req.SessionID, req.Turn); err != nil {
+		return err
+	}
+	if req.Step == 1 {
+		if _, err := svc.cont.OfferReturn(ctx, req.SessionID, req.Turn); err != nil {
+			svc.log.Warn("return offer not sent", zap.String("session", req.SessionID), zap.Error(err))
+		}
+	}
+	return nil
 }
 
 // inheritPin carries the originating-task pin into a new successor from the
