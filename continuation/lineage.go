@@ -27,23 +27,31 @@ func (s *Service) Lineage(ctx context.Context, sessionID string) (LineageValue, 
 	if err != nil {
 		return LineageValue{}, storeErr("read lineage", err)
 	}
+	succ, err := successors(ctx, s.db, sessionID)
+	if err != nil {
+		return LineageValue{}, storeErr("read successors", err)
+	}
+	first := path
+	if len(first) == 0 {
+		first = succ
+	}
+	originTitle, err := s.originTitle(ctx, first)
+	if err != nil {
+		return LineageValue{}, err
+	}
 	v := LineageValue{SessionID: sessionID, OriginID: originOf(path, sessionID), Cards: []TransitionCard{}}
-	v.Path.Sessions = append(v.Path.Sessions, LineageNode{SessionID: v.OriginID, Current: len(path) == 0})
+	v.Path.Sessions = append(v.Path.Sessions, LineageNode{SessionID: v.OriginID, Title: originTitle, Current: len(path) == 0})
 	for i, e := range path {
 		v.Path.Sessions = append(v.Path.Sessions, LineageNode{SessionID: e.SuccessorID, Title: e.Title, EdgeID: e.ID,
 			Reason: e.Reason, At: e.CreatedAt, Current: i == len(path)-1})
 	}
 	if n := len(path); n > 0 {
-		predTitle := ""
+		predTitle := originTitle
 		if n > 1 {
 			predTitle = path[n-2].Title
 		}
 		b := bannerFor(path[n-1], predTitle)
 		v.Banner = &b
-	}
-	succ, err := successors(ctx, s.db, sessionID)
-	if err != nil {
-		return LineageValue{}, storeErr("read successors", err)
 	}
 	for _, e := range succ {
 		h, m, err := s.edgeDetail(ctx, e)
@@ -169,4 +177,18 @@ func (s *Service) Projection(ctx context.Context, edgeID string) ([]byte, error)
 		return nil, diag.Newf(CodeNotFound, "edge %s does not exist", edgeID).With("edgeId", edgeID)
 	}
 	return e.context, nil
+}
+
+// originTitle is the origin session's own title: the predecessorTitle (its
+// latest session/title) that the first edge out of it recorded, or "".
+// edges start at the origin (an ancestry, or the origin's successors).
+func (s *Service) originTitle(ctx context.Context, edges []Edge) (string, error) {
+	if len(edges) == 0 {
+		return "", nil
+	}
+	m, _, err := loadManifest(ctx, s.db, edges[0].ManifestID)
+	if err != nil || m == nil {
+		return "", err
+	}
+	return m.PredecessorTitle, nil
 }

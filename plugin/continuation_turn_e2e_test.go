@@ -123,6 +123,14 @@ func TestSuccessorContextIsHostReady(t *testing.T) {
 	if gjson.GetBytes(m, "description").String() != args["description"] || gjson.GetBytes(m, "predecessorTitle").String() != "Migration guide" {
 		t.Errorf("manifest description/title: %s", m)
 	}
+	// The origin's title is the one DSH's session/title gave it.
+	lv := contRemote(t, h, "lineage", map[string]any{"agentId": c.SuccessorID})
+	if gjson.GetBytes(lv, "path.sessions.0.title").Str != "Migration guide" || gjson.GetBytes(lv, "banner.predecessorTitle").Str != "Migration guide" {
+		t.Errorf("lineage without the origin's title: %s", lv)
+	}
+	if gjson.GetBytes(contRemote(t, h, "lineage", map[string]any{"agentId": a}), "path.sessions.0.title").Str != "Migration guide" {
+		t.Error("the origin's own lineage lacks its title")
+	}
 }
 
 // TestContinueRefusesDisguisedLineage (issue 18 #3): the refusal of a
