@@ -8,6 +8,7 @@ require (
 	github.com/tidwall/gjson v1.20.2
 	go.uber.org/zap v1.28.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/text v0.44.0
 	golang.org/x/tools v0.52.0
 	modernc.org/sqlite v1.62.0
 )

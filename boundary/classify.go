@@ -9,6 +9,9 @@ func classifyAll(in input) tally {
 	sup := supersede(cands)
 	floor := pinFloor(in)
 	next, req := currentNextAndRequest(cands, sup, floor)
+	if next == nil && in.pin != nil {
+		next = derivedNext(req, *in.pin)
+	}
 	if in.pin != nil {
 		t.cur = current{sessionID: in.sessionID, pin: *in.pin, next: next, request: req}
 		t.n.KeptTokens = EstimateTokens(in.pin.Text)
@@ -83,9 +86,30 @@ func currentNextAndRequest(cands []candidate, sup map[key]int64, floor int64) (n
 	return next, req
 }
 
+// derivedIndex marks a next action no event stated (see derivedNext).
+const derivedIndex = -1
+
+// derivedNext is the next action when no event states one, as with hosts
+// that do not annotate (DSH among them): answering the person's current
+// request, or, with none after the pin, carrying out the pinned task. Each
+// names the event it comes from, so a reader can check it.
+func derivedNext(req *Item, pin Pin) *Item {
+	if req != nil {
+		return &Item{Seq: req.Seq, Index: derivedIndex, Kind: KindNextAction,
+			Text: "Answer the current request (event " + eventID(req.Seq) + ") completely, from the confirmed effects and the current state above."}
+	}
+	return &Item{Seq: pin.EventID, Index: derivedIndex, Kind: KindNextAction,
+		Text: "Carry out the pinned task (event " + eventID(pin.EventID) + ") from the confirmed effects and the current state above."}
+}
+
 // neededFor reports whether a current swappable item is still needed for
-// the next action: it names the same subject as the next action.
+// the next action: it names the same subject as the next action, or it is
+// a tool error nothing superseded and the next action is derived (the
+// current failure is what answering the request must deal with).
 func neededFor(it Item, next *Item) bool {
+	if next != nil && next.Index == derivedIndex && it.Kind == KindError {
+		return true
+	}
 	if next == nil || it.Subject == "" || it.Subject != next.Subject {
 		return false
 	}

@@ -11,7 +11,7 @@
 // and the event id (host seq) of the message that stated it, addressed by
 // Digest, a SHA-256 over both. By default it is the session's first user
 // message that is not a compaction checkpoint, taken only when the service
-// has seen the session from its start (the session/created event or seq 1, or
+// has seen the session from its start (the session/created event, seq 0 or 1, or
 // a re-read through hostapi.Sessions); a mid-session view never yields a
 // default pin, because that would infer the task from a fragment. When the
 // user replaces the task the agent restates it with pin_task {text, reason};
@@ -27,10 +27,11 @@
 // mechanical; nothing is read from prose except the text itself.
 //
 //	event             condition                                    kind            class
-//	user/message      data.source.kind == "compact-checkpoint"     checkpoint      stable (subject compactionId; resets the view)
-//	user/message      the pin's event (by default the first one)   task            stable (the pin)
-//	user/message      any other                                    request         swappable (the latest after the pin is carried as the current request)
-//	assistant/message data.text, non-empty                         narration       swappable
+//	user/message      a compaction checkpoint (either spelling)    checkpoint      stable (subject compactionId; resets the view)
+//	user/message      source.kind not "user" (injected context)    injected        swappable (costs tokens, never a request)
+//	user/message      the pin's event (by default the first prompt) task           stable (the pin)
+//	user/message      any other person's prompt                    request         swappable (the latest after the pin is carried as the current request)
+//	assistant/message text (DSH's message.content text blocks)     narration       swappable
 //	assistant/message data.annotations[i].kind == "constraint"     constraint      stable
 //	                  "decision"                                   decision        stable
 //	                  "effect"                                     effect          stable
@@ -39,6 +40,9 @@
 //	                  "hypothesis"                                 hypothesis      swappable
 //	                  "failed_approach"                            failed_approach swappable
 //	                  any other kind                               narration       swappable
+//	tool/call         {callId, name, arguments}                    —               names the result that answers it
+//	tool/result       DSH's {message, error?}, succeeded           tool_result     stable witness (subject: the call's tool and exact arguments)
+//	                  DSH's {message, error?}, failed              error           swappable (same subject)
 //	tool/result       data.kind "test"|"build", passed true        test|build      stable witness
 //	                  data.kind "test"|"build", otherwise          test|build      swappable (the current failure)
 //	                  data.kind "effect" or "checkpoint", !isError effect|checkpoint stable
@@ -47,8 +51,8 @@
 //	usage             {inputTokens, contextWindow}                 —               context pressure when inputTokens ≥ PressureRatio × contextWindow
 //	turn/*, step/*, compaction/*, others                           —               no item
 //
-// Text read: user/message data.text (or data.content as a string or as
-// [{type: "text", text}] parts); assistant/message data.text and
+// Text read: user/message text (dshevent.Text: content text blocks,
+// data.text, or data.content as a string); assistant/message data.text and
 // data.annotations [{kind, subject?, text}]; tool/result data.callId,
 // data.isError, data.name, data.kind, data.subject, data.passed,
 // data.summary, and data.output only for its size (and its first line when
@@ -60,13 +64,20 @@
 // test and build results by (kind, subject), whether passed or failed, so a
 // fresh run of the same package replaces the old result; constraints,
 // decisions, effects and hypotheses by (kind, subject) when the subject is
-// not empty; tool errors and results by tool name; and next_action, plan,
+// not empty; tool errors and results by their subject (for DSH's results
+// the tool and its exact arguments, so an error followed by a success of
+// the same call is residue); and next_action, plan,
 // request and checkpoint are singletons, the latest one is current.
 // Superseded items are residue and are dropped. Items before the pin's
 // event answer an earlier query and are dropped as before_pin. A current
 // swappable item whose subject is the next action's subject (a failing
 // test, a tool error or result, a hypothesis) is kept as state the next
 // action needs; every other swappable item is dropped.
+//
+// When no event states a next action (hosts that do not annotate, DSH
+// among them), it is derived and names its event: answer the current
+// request, or carry out the pinned task; a tool error nothing superseded is
+// then kept as state that action needs.
 //
 // # How agents state stable things
 //

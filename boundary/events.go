@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/continuity-dev/continuity/dshevent"
 	"github.com/continuity-dev/continuity/hostapi"
 	"github.com/tidwall/gjson"
 )
@@ -20,6 +21,8 @@ const (
 	EventUserMessage      = "user/message"
 	EventAssistantMessage = "assistant/message"
 	EventToolResult       = "tool/result"
+	EventToolCall         = "tool/call"
+	EventTurnStart        = "turn/start"
 	EventUsage            = "usage"
 )
 
@@ -46,7 +49,16 @@ type parsed struct {
 	usage      *Usage
 	created    bool
 	unreadable bool
+	call       *callRef // a tool/call: what a later tool/result answers
+	resultOf   string   // a DSH tool/result: the call id it settles
+	turn       *int64   // a turn/start
+	person     bool     // a user/message is the person's own prompt
 }
+
+// callRef is one tool call as its result's item names it: the tool and its
+// arguments, so that a result is superseded only by a result of the same
+// call again.
+type callRef struct{ id, subject string }
 
 // parseEvent applies the classification rules of the package doc to one
 // event. It never fails: data it cannot read is reported as unreadable.
@@ -58,6 +70,17 @@ func parseEvent(ev hostapi.Event) parsed {
 	}
 	switch ev.Type {
 	case EventUserMessage, EventAssistantMessage, EventToolResult, EventUsage:
+	case EventToolCall:
+		if c, ok := dshevent.ToolCall(ev.Data); ok {
+			args, _ := dshevent.Arguments(ev.Data)
+			p.call = &callRef{id: c.ID, subject: callSubject(dshevent.BareToolName(c.Name), args)}
+		}
+		return p
+	case EventTurnStart:
+		if t, present, ok := dshevent.Turn(ev.Data); present && ok {
+			p.turn = &t
+		}
+		return p
 	default:
 		return p
 	}
@@ -71,11 +94,15 @@ func parseEvent(ev hostapi.Event) parsed {
 	d := gjson.ParseBytes(ev.Data)
 	switch ev.Type {
 	case EventUserMessage:
-		parseUser(ev.Seq, d, &p)
+		parseUser(ev.Seq, ev.Data, &p)
 	case EventAssistantMessage:
-		parseAssistant(ev.Seq, d, &p)
+		parseAssistant(ev.Seq, ev.Data, d, &p)
 	case EventToolResult:
-		parseToolResult(ev.Seq, d, &p)
+		if d.Get("message").IsObject() {
+			parseHostToolResult(ev.Seq, ev.Data, d, &p)
+		} else {
+			parseToolResult(ev.Seq, d, &p)
+		}
 	case EventUsage:
 		in, win := d.Get("inputTokens"), d.Get("contextWindow")
 		if in.Type != gjson.Number || win.Type != gjson.Number || in.Int() < 0 || win.Int() <= 0 {
@@ -90,42 +117,29 @@ func parseEvent(ev hostapi.Event) parsed {
 	return p
 }
 
-func parseUser(seq int64, d gjson.Result, p *parsed) {
-	text := messageText(d)
-	if d.Get("source.kind").String() == "compact-checkpoint" {
+// parseUser reads a user/message. Only the person's own prompt
+// (source.kind "user", or no source) is a request; what the host injects
+// (runtime context, AGENTS.md, skills, reminders, subagent reports) costs
+// tokens but answers no query; a compaction checkpoint resets the view.
+func parseUser(seq int64, data []byte, p *parsed) {
+	text := dshevent.Text(data)
+	if dshevent.IsCheckpoint(data) {
 		p.checkpoint = true
 		p.items = append(p.items, Item{Seq: seq, Kind: KindCheckpoint,
-			Subject: d.Get("source.compactionId").String(), Tokens: EstimateTokens(text)})
+			Subject: dshevent.CheckpointOf(data), Tokens: EstimateTokens(text)})
 		return
 	}
-	p.userText = &text
+	if !dshevent.IsPersonsPrompt(data) {
+		p.items = append(p.items, Item{Seq: seq, Kind: KindInjected,
+			Subject: bounded(gjson.GetBytes(data, "source.kind").String(), 256), Tokens: EstimateTokens(text)})
+		return
+	}
+	p.userText, p.person = &text, true
 	p.items = append(p.items, Item{Seq: seq, Kind: KindRequest, Text: text, Tokens: EstimateTokens(text)})
 }
 
-// messageText reads data.text, or data.content as a string or as text parts.
-func messageText(d gjson.Result) string {
-	if t := d.Get("text"); t.Type == gjson.String {
-		return t.String()
-	}
-	c := d.Get("content")
-	if c.Type == gjson.String {
-		return c.String()
-	}
-	var b strings.Builder
-	c.ForEach(func(_, part gjson.Result) bool {
-		if part.Get("type").String() == "text" {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(part.Get("text").String())
-		}
-		return true
-	})
-	return b.String()
-}
-
-func parseAssistant(seq int64, d gjson.Result, p *parsed) {
-	if text := messageText(d); strings.TrimSpace(text) != "" {
+func parseAssistant(seq int64, data []byte, d gjson.Result, p *parsed) {
+	if text := dshevent.Text(data); strings.TrimSpace(text) != "" {
 		p.items = append(p.items, Item{Seq: seq, Kind: KindNarration, Tokens: EstimateTokens(text)})
 	}
 	d.Get("annotations").ForEach(func(_, a gjson.Result) bool {

@@ -33,6 +33,12 @@ const (
 	KindBuild          Kind = "build"
 	KindError          Kind = "error"
 	KindResult         Kind = "result"
+	// KindToolResult is a tool call's successful result as the host's
+	// tool/result shows it: a witness of what the tool observed.
+	KindToolResult Kind = "tool_result"
+	// KindInjected is context the host put in a user/message (runtime
+	// context, AGENTS.md, reminders): it costs tokens, answers nothing.
+	KindInjected Kind = "injected"
 )
 
 // annotationKinds maps assistant/message annotation kinds to item kinds.
@@ -52,7 +58,7 @@ var annotationKinds = map[string]Kind{
 // build results are stable only when they passed.
 var stableKinds = map[Kind]bool{
 	KindTask: true, KindCheckpoint: true, KindConstraint: true,
-	KindDecision: true, KindEffect: true, KindNextAction: true,
+	KindDecision: true, KindEffect: true, KindNextAction: true, KindToolResult: true,
 }
 
 // Item is one classified piece of session state. Seq and Index locate it
@@ -107,7 +113,7 @@ func (it Item) supersessionKey() string {
 		return string(it.Kind)
 	case KindTest, KindBuild:
 		return string(it.Kind) + "\x00" + it.Subject
-	case KindError, KindResult:
+	case KindError, KindResult, KindToolResult:
 		if it.Subject == "" {
 			return ""
 		}

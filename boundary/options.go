@@ -25,6 +25,9 @@ type Options struct {
 	// from the start (after a restart), so the view and the default pin come
 	// from the host's exact events rather than from a fragment.
 	Sessions hostapi.Sessions
+	// Emit, when set, announces every decision as the continuity.boundary
+	// remote event; nil for a host that does not forward remote events.
+	Emit hostapi.Emitter
 	// Now is the clock; tests pin it. Default time.Now.
 	Now func() time.Time
 }

@@ -32,8 +32,8 @@ type built struct {
 // Query layout. Headers name the pin and events so that a reader of the
 // query alone can check the pin digest and find the next action (step 7).
 var (
-	taskHeader = regexp.MustCompile(`^Task \[pin (sha256:[0-9a-f]{64}), event ([1-9][0-9]{0,17})\]:$`)
-	nextHeader = regexp.MustCompile(`^Next action \[event ([1-9][0-9]{0,17})\]:$`)
+	taskHeader = regexp.MustCompile(`^Task \[pin (sha256:[0-9a-f]{64}), event (0|[1-9][0-9]{0,17})\]:$`)
+	nextHeader = regexp.MustCompile(`^Next action \[event (0|[1-9][0-9]{0,17})\]:$`)
 	fenceLine  = regexp.MustCompile(`^~{3,}$`)
 )
 
@@ -50,7 +50,13 @@ func buildQuery(c current) built {
 		var lines []string
 		for _, it := range items {
 			text := b.positive(it.Text)
-			if text == "" && (it.Kind == KindConstraint || it.Kind == KindDecision) {
+			if text == "" && it.Kind == KindConstraint {
+				// A constraint that is all negation ("Don't worry about
+				// the flaky test failures.") still governs the task: it is
+				// restated positively, never dropped while kept.
+				text = restateConstraint(it.Text, it.Seq)
+			}
+			if text == "" && it.Kind == KindDecision {
 				continue // nothing positive is left of it
 			}
 			lines = append(lines, line(it, oneLine(text)))

@@ -37,6 +37,7 @@ func (s *Service) Remote(ctx context.Context, method string, args json.RawMessag
 	if err := json.Unmarshal(args, &a); err != nil {
 		return nil, diag.Newf(RemoteArgumentsInvalid, "remote/continuity/boundary.args: %v", err)
 	}
+	s.waitDecided(ctx, a.AgentID)
 	d, ok, err := s.Latest(ctx, a.AgentID)
 	if err != nil {
 		return nil, err

@@ -159,10 +159,13 @@ func TestScenarios(t *testing.T) {
 			kept:     []string{"test:pkg/parse:stable@5", "checkpoint:c1:stable@6", "effect:pr:42:stable@8"},
 			queryHas: []string{"test pkg/parse passed (event 5)", "effect pr:42 (event 8): opened pull request #42", "compaction checkpoint c1"}},
 	}, {
-		name: "a reseed without a next action is incomplete",
+		// No event states a next action (hosts that do not annotate): the
+		// reseed derives it from the pinned task and names that event.
+		name: "a reseed without a stated next action carries out the pinned task",
 		steps: []step{{events: []hostapi.Event{created(1), user(2, parseTask)}, decide: TurnEnd}, {
 			events: []hostapi.Event{assistant(3, "Looking around.")}, decide: TurnEnd}},
-		want: want{decision: Reseed, reason: ReasonNoNewWitness, complete: no(), problems: []string{ProblemNextActionMissing}},
+		want: want{decision: Reseed, reason: ReasonNoNewWitness, complete: yes(),
+			queryHas: []string{"Next action [event 2]:", "Carry out the pinned task (event 2)"}},
 	}, {
 		name:  "no user message ever seen",
 		steps: []step{{events: []hostapi.Event{created(1), assistant(2, "Hello.")}, decide: TurnEnd}},
@@ -183,6 +186,20 @@ func TestScenarios(t *testing.T) {
 		steps: []step{firstTurn, {tamper: `UPDATE boundary_pins SET text = 'Delete pkg/parse.'`, decide: TurnEnd}},
 		want: want{decision: Reseed, reason: ReasonPinChanged, complete: no(), pinProblem: PinProblemDigestMismatch,
 			problems: []string{ProblemPinUnrecoverable}},
+	}, {
+		// Issue 16: a constraint that is all negation is kept and restated
+		// positively, never dropped from the query while the record keeps it.
+		name: "a negated constraint is restated, not dropped",
+		steps: []step{firstTurn, {events: []hostapi.Event{
+			testRun(5, "pkg/parse", true, "ok", 100),
+			assistant(6, "",
+				ann{"constraint", "flaky", "Don't worry about the flaky test failures."},
+				ann{"next_action", "pkg/parse", "Open a pull request with the fix."}),
+			toolOut(7, "read_file", false, strings.Repeat("q", 40000)),
+		}, decide: TurnEnd}},
+		want: want{decision: Reseed, reason: ReasonReconstructionCheaper, complete: yes(),
+			queryHas:   []string{"flaky: Known and accepted, not blocking the task: the flaky test failures."},
+			queryLacks: []string{"don't worry"}},
 	}, {
 		name: "negated residue is rewritten out of the query",
 		steps: []step{firstTurn, {events: []hostapi.Event{

@@ -81,6 +81,7 @@ func (s *Service) Decide(ctx context.Context, sessionID string, at Trigger) (Dec
 		return Decision{}, diag.Newf(CodeTriggerInvalid, "trigger %q is not a boundary", string(at))
 	}
 	st := s.state(sessionID)
+	defer s.settle(st, at)
 	st.decideMu.Lock()
 	defer st.decideMu.Unlock()
 	s.backfill(ctx, sessionID, st)
@@ -136,6 +137,7 @@ func (s *Service) Decide(ctx context.Context, sessionID string, at Trigger) (Dec
 	st.pending = st.pending[len(snap.pending):]
 	st.lastDecided = max(st.lastDecided, snap.lastSeq)
 	s.mu.Unlock()
+	s.announce(ctx, d)
 	return d, nil
 }
 

@@ -24,23 +24,35 @@ type sessionState struct {
 	usage          *Usage
 	unreadable     int
 	sawCheckpoint  bool
-	lastDecided    int64  // the last event seq a decision saw
-	lastCheckpoint int64  // seq of the latest compaction checkpoint
-	marks          []mark // boundary events after lastDecided, in order
+	lastDecided    int64             // the last event seq a decision saw
+	lastCheckpoint int64             // seq of the latest compaction checkpoint
+	marks          []mark            // boundary events after lastDecided, in order
+	calls          map[string]string // open tool calls: call id → the subject their result gets
+	turn           int64             // the current turn (turn/start)
+	turnPrompt     map[int64]int64   // turn → seq of the person's latest prompt in it
+	boundaries     int64             // turn/end and compaction/start events observed
+	attempted      int64             // decisions attempted at those triggers
+	settled        chan struct{}     // closed (and replaced) when attempted moves
 }
+
+// maxOpenCalls bounds the tool calls remembered while their results are
+// outstanding; a result whose call was forgotten is named by its call id.
+const maxOpenCalls = 4096
 
 // apply folds one event into the state. Events at or before the last seen
 // seq are replays and change nothing.
 func (st *sessionState) apply(ev hostapi.Event) {
-	if ev.Seq <= 0 || st.seen && ev.Seq <= st.lastSeq {
-		if ev.Seq <= 0 {
+	if ev.Seq < 0 || st.seen && ev.Seq <= st.lastSeq {
+		if ev.Seq < 0 {
 			st.unreadable++
 		}
 		return
 	}
 	if !st.seen {
+		// DSH numbers a session's events from 0; hosts that count from 1
+		// start there.
 		st.seen, st.firstSeq = true, ev.Seq
-		st.fromStart = ev.Seq == 1 || ev.Type == EventSessionCreated
+		st.fromStart = ev.Seq <= 1 || ev.Type == EventSessionCreated
 	}
 	st.lastSeq = ev.Seq
 	p := parseEvent(ev)
@@ -56,6 +68,7 @@ func (st *sessionState) apply(ev hostapi.Event) {
 	if m, ok := markFor(ev.Type, ev.Seq, p.usage); ok {
 		st.marks = append(st.marks, m)
 	}
+	st.track(ev, p)
 	if p.userText != nil {
 		st.lastUserSeq = ev.Seq
 		if st.firstUser == nil && strings.TrimSpace(*p.userText) != "" {
@@ -133,4 +146,38 @@ func (st *sessionState) absorb(earlier *sessionState, complete bool) {
 		st.seen = true
 	}
 	st.fromStart = complete
+}
+
+// track keeps what later events are read against: the open tool calls (a
+// result takes its call's subject), the current turn and its person's
+// prompt (what pin_task pins), and the latest boundary event.
+func (st *sessionState) track(ev hostapi.Event, p parsed) {
+	switch {
+	case p.call != nil && p.call.id != "":
+		if st.calls == nil {
+			st.calls = map[string]string{}
+		}
+		if len(st.calls) < maxOpenCalls {
+			st.calls[p.call.id] = p.call.subject
+		}
+	case p.resultOf != "":
+		subject, ok := st.calls[p.resultOf]
+		if !ok {
+			subject = "call " + p.resultOf
+		}
+		delete(st.calls, p.resultOf)
+		for i := range p.items {
+			p.items[i].Subject = bounded(subject, 256)
+		}
+	case p.turn != nil:
+		st.turn = *p.turn
+	case p.person:
+		if st.turnPrompt == nil {
+			st.turnPrompt = map[int64]int64{}
+		}
+		st.turnPrompt[st.turn] = ev.Seq
+	}
+	if ev.Type == "turn/end" || ev.Type == "compaction/start" {
+		st.boundaries++
+	}
 }

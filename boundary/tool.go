@@ -47,7 +47,8 @@ func Tools() []ToolDef {
 
 // ToolCall is one tool/call addressed to this package. EventID is the seq
 // of the user message that replaced the task, when the lead knows it; 0
-// pins to the latest user message observed.
+// pins to the person's prompt of the call's turn (injected context never
+// counts), or the latest prompt when that turn's was not observed.
 type ToolCall struct {
 	SessionID string
 	Turn      int
@@ -92,7 +93,11 @@ func (s *Service) CallTool(ctx context.Context, call ToolCall) (ToolResult, erro
 	if err := json.Unmarshal(args, &a); err != nil {
 		return errorResult(diag.Newf(CodeArgumentsInvalid, "tool/pin_task.args: %v", err)), nil
 	}
-	pin, err := s.PinTask(ctx, call.SessionID, call.EventID, a.Text, a.Reason)
+	at := call.EventID
+	if at == 0 {
+		at = s.promptOfTurn(call.SessionID, int64(call.Turn))
+	}
+	pin, err := s.PinTask(ctx, call.SessionID, at, a.Text, a.Reason)
 	switch diag.CodeOf(err) {
 	case "":
 	case CodeArgumentsInvalid, CodePinInvalid, CodePinEventUnknown:

@@ -2,7 +2,6 @@ package continuation
 
 import (
 	"encoding/json"
-	"regexp"
 
 	"github.com/continuity-dev/continuity/diag"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
@@ -76,11 +75,6 @@ func (s Source) span() (from, to int64) {
 
 func (s Source) isSession() bool { return s.Kind == KindSessionEvents || s.Kind == KindSessionEvent }
 
-// lineageTag matches any attempt to open or close a <session_continuation>
-// element. Only the runtime writes that block; model-authored text that
-// contains one could impersonate lineage, so it is refused, not escaped.
-var lineageTag = regexp.MustCompile(`(?i)<\s*/?\s*session_continuation`)
-
 // decodeArgs validates raw against the named schema and decodes it into v.
 // The schema error names the failing member, never its value.
 func decodeArgs(schema string, raw json.RawMessage, v any) error {
@@ -110,14 +104,25 @@ func parseContinueArgs(raw json.RawMessage) (ContinueArgs, error) {
 		return a, diag.New(CodeArgumentsInvalid, "tool/continue_session.args: reason, title, handoff and sources are required unless a RESEED projection supplies them")
 	}
 	for i, s := range a.Sources {
-		if s.Kind == KindSessionEvents {
+		var err error
+		switch s.Kind {
+		case KindSessionEvents:
 			if from, to := s.span(); from > to {
-				return a, diag.Newf(CodeArgumentsInvalid, "sources/%d: fromEventId is after toEventId", i).With("index", i)
+				err = diag.Newf(CodeArgumentsInvalid, "sources/%d: fromEventId is after toEventId", i).With("index", i)
 			}
+		case KindResource:
+			err = checkResourceURL(i, s.URL)
+		case KindMemory:
+			err = checkMemoryPath(i, s.Path)
+		}
+		if err != nil {
+			return a, err
 		}
 	}
 	for _, t := range a.authoredTexts() {
-		if lineageTag.MatchString(t.text) {
+		// Model-authored text that reads as a lineage tag once folded could
+		// impersonate the runtime's block: refused, not escaped.
+		if len(forgedLineage(t.text)) > 0 {
 			return a, diag.Newf(CodeHandoffInvalid, "%s contains a <session_continuation> block; only the runtime writes lineage", t.where).With("member", t.where)
 		}
 	}

@@ -23,6 +23,7 @@ const (
 	CodeUnknownTool                = "CONTINUITY_UNKNOWN_TOOL"
 	CodeUnknownMethod              = "CONTINUITY_UNKNOWN_METHOD"
 	CodeStoreFailed                = "CONTINUITY_STORE_FAILED"
+	CodeTurnEnded                  = "CONTINUITY_TURN_ENDED"
 )
 
 // Sentinel diagnostics, one per code, for errors.Is and diag.Has checks.
@@ -46,6 +47,7 @@ var (
 	ErrUnknownTool                = diag.New(CodeUnknownTool, "not a continuation tool")
 	ErrUnknownMethod              = diag.New(CodeUnknownMethod, "not a continuation Remote method")
 	ErrStoreFailed                = diag.New(CodeStoreFailed, "the continuation store failed")
+	ErrTurnEnded                  = diag.New(CodeTurnEnded, "a continuation ended this turn")
 )
 
 // storeErr wraps a database failure as CONTINUITY_STORE_FAILED. The SQL

@@ -18,6 +18,14 @@ type rateLimit struct {
 	since, pendingSince int64
 }
 
+// markCreateFailed records that the host did not create e's successor:
+// the edge stays pending so that a replay finishes it, but it no longer
+// counts as under way for the rate limit or the turn it was made in.
+func markCreateFailed(ctx context.Context, db *sql.DB, edgeID string, now int64) error {
+	_, err := db.ExecContext(ctx, `UPDATE continuation_edges SET create_failed_at = ? WHERE id = ? AND state = 'pending'`, now, edgeID)
+	return storeErr("mark create failed", err)
+}
+
 // pendingLease is how long a pending edge counts against the rate limit:
 // long enough to cover a continuation whose host create is still running
 // (the host call's deadline is 10 s), short enough that creates that
@@ -77,13 +85,19 @@ func insertIntent(ctx context.Context, db *sql.DB, in intent, limit rateLimit) (
 	var others int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM continuation_edges
 		WHERE predecessor_id = ? AND id != ? AND created_at >= ?
-		AND (state = 'committed' OR state = 'pending' AND created_at >= ?)`,
+		AND (state = 'committed' OR state = 'pending' AND created_at >= ? AND create_failed_at IS NULL)`,
 		e.PredecessorID, e.ID, limit.since, limit.pendingSince).Scan(&others); err != nil {
 		return nil, storeErr("count edges", err)
 	}
 	if others+1 > limit.max {
 		return nil, diag.Newf(CodeRateLimited, "session %s has %d continuations made or under way in the rate window", e.PredecessorID, others).
 			With("sessionId", e.PredecessorID).With("count", others)
+	}
+	if err := claimTurn(ctx, tx, e, limit.pendingSince); err != nil {
+		return nil, err
+	}
+	if err := claimRuns(ctx, tx, e, in.state, limit.pendingSince); err != nil {
+		return nil, err
 	}
 	body, hbody := marshal(in.manifest), marshal(in.handoff)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO continuation_manifests(id, edge_id, body, digest) VALUES(?,?,?,?)`,

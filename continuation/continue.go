@@ -25,6 +25,9 @@ type ContinuedEvent struct {
 	EdgeID        string `json:"edgeId"`
 	ManifestID    string `json:"manifestId"`
 	Reason        string `json:"reason"`
+	// Turn is the predecessor's turn that the continuation ended: a client
+	// redirects only while it is following that turn.
+	Turn int64 `json:"turn"`
 }
 
 // EventContinued is the remote event name clients navigate on.
@@ -61,6 +64,17 @@ func (s *Service) continueSession(ctx context.Context, call ToolCall) (ToolResul
 		}
 		if argsDigest == "" {
 			argsDigest = digestOf(marshal(args))
+		}
+	}
+	if e == nil {
+		if err := s.TurnEnded(ctx, call.SessionID, call.Turn); err != nil {
+			// A concurrent replay of this very call may have just
+			// committed it: then this is a replay, not a second call.
+			prev, _, rerr := s.edgeOfCall(ctx, call.SessionID, call.Turn, call.CallID)
+			if rerr == nil && prev != nil && prev.committed && prev.argsDigest == argsDigest {
+				return continuedResult(prev, false), nil
+			}
+			return ToolResult{}, err
 		}
 	}
 	if e == nil {
@@ -101,17 +115,25 @@ func (s *Service) finish(ctx context.Context, e *Edge) (ToolResult, error) {
 		if c := diag.CodeOf(err); c != "" {
 			d = d.With("hostCode", c)
 		}
+		if merr := markCreateFailed(ctx, s.db, e.ID, s.opts.Now().UnixMilli()); merr != nil {
+			return ToolResult{}, merr
+		}
 		return ToolResult{}, d
 	}
 	ce, fresh, err := commitEdge(ctx, s.db, e.ID, created.SessionID, s.opts.Now().UnixMilli())
 	if err != nil {
+		// A refused commit (a cycle, a successor with another predecessor)
+		// continued nothing either: the edge stays pending, not under way.
+		if merr := markCreateFailed(ctx, s.db, e.ID, s.opts.Now().UnixMilli()); merr != nil {
+			return ToolResult{}, merr
+		}
 		return ToolResult{}, err
 	}
 	if fresh && s.emit != nil {
 		// A lost notification is not a lost continuation: the transition
 		// card and the lineage Remote still lead to the successor.
 		_ = s.emit.Emit(ctx, EventContinued, ContinuedEvent{
-			PredecessorID: ce.PredecessorID, SuccessorID: ce.SuccessorID, EdgeID: ce.ID, ManifestID: ce.ManifestID, Reason: ce.Reason})
+			PredecessorID: ce.PredecessorID, SuccessorID: ce.SuccessorID, EdgeID: ce.ID, ManifestID: ce.ManifestID, Reason: ce.Reason, Turn: ce.Actor.Turn})
 	}
 	return continuedResult(ce, fresh), nil
 }

@@ -20,9 +20,18 @@
 // them instead of tracking forwarded events, so it behaves the same after a
 // restart and needs no Observe hook. From those events it reads: the
 // initiating message (the last user/message that is not a compaction
-// checkpoint; its data.text, or data.content when that is a string, copied
-// as the host's raw JSON token), recent messages (user/assistant), the turn
+// checkpoint; its data.text, a string data.content, or the one text block
+// of DSH's content array, copied as the host's raw JSON token), recent messages (user/assistant), the turn
 // (turn/start data.turn), unsettled effects (run/start without run/end;
 // tool/call or assistant/message data.toolCalls[] without tool/result) and
-// the plan (the latest plan/update).
+// the plan (the latest plan/update), the model the session last used and
+// its latest session/title.
+//
+// A continuation ends the turn that made it: one continuation per turn,
+// later steps and tools of that turn refused (CONTINUITY_TURN_ENDED), and
+// each carried pending run owned by exactly one successor. The successor's
+// context is a structured projection plus a host-ready form (system text
+// and the exact first user message) in which the runtime's lineage block
+// is the only one: look-alikes in model-written text are refused and in
+// cited sources neutralised (forgery.go).
 package continuation

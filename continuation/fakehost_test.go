@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"sync"
 	"testing"
 	"time"
@@ -196,9 +197,18 @@ func (e *env) call(session, callID, name string, args any) ToolResult {
 		b, _ := json.Marshal(args)
 		raw = string(b)
 	}
-	res, err := e.svc.Tool(context.Background(), ToolCall{SessionID: session, Turn: 1, CallID: callID, Name: name, Arguments: json.RawMessage(raw)})
+	res, err := e.svc.Tool(context.Background(), ToolCall{SessionID: session, Turn: turnOf(callID), CallID: callID, Name: name, Arguments: json.RawMessage(raw)})
 	if err != nil {
 		e.t.Fatalf("%s: %v", name, err)
 	}
 	return res
+}
+
+// turnOf gives each call id a turn of its own (always the same one, so a
+// replay is a replay): a continuation ends its turn, so tests that
+// continue one session several times do it in several turns.
+func turnOf(callID string) int64 {
+	h := fnv.New32a()
+	h.Write([]byte(callID))
+	return 1 + int64(h.Sum32()%1_000_000)
 }

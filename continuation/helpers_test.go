@@ -106,3 +106,15 @@ func errorCode(err error) string {
 	}
 	return errorBody(err).Code
 }
+
+// selectedOmitted is the omitted items the compiler offered and left out,
+// without the rest of the predecessor's history (tier history).
+func selectedOmitted(items []ManifestItem) []ManifestItem {
+	var out []ManifestItem
+	for _, it := range items {
+		if it.Tier != TierHistory {
+			out = append(out, it)
+		}
+	}
+	return out
+}

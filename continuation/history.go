@@ -23,6 +23,8 @@ const (
 	evRunStart         = "run/start"
 	evRunEnd           = "run/end"
 	evPlanUpdate       = "plan/update"
+	evRequestContext   = "request/context"
+	evSessionTitle     = "session/title"
 )
 
 // pendingEffect is an effect the predecessor started and has not settled:
@@ -50,6 +52,9 @@ type history struct {
 	pendingOrder   []string
 	plan           *hostapi.Event
 	lastSeq        int64
+	seqs           []int64 // every event's seq, in order: what the manifest must account for
+	model          *Model  // what the session last used (assistant/message source, request/context)
+	title          string  // the latest session/title
 }
 
 // messageText returns the raw JSON string token of a message's text: data.text,
@@ -84,6 +89,8 @@ func scanHistory(ctx context.Context, s hostapi.Sessions, sessionID string, fixe
 	}
 	complete, err := readEach(ctx, s, sessionID, 0, maxSafeSeq, func(ev hostapi.Event) error {
 		h.lastSeq = ev.Seq
+		h.seqs = append(h.seqs, ev.Seq)
+		h.noteModelAndTitle(ev)
 		switch ev.Type {
 		case evTurnStart:
 			if t := gjson.GetBytes(ev.Data, "turn"); t.Exists() {
@@ -160,4 +167,27 @@ func planRevision(ev *hostapi.Event) string {
 		return r.String()
 	}
 	return eventID(ev.Seq)
+}
+
+// noteModelAndTitle keeps the model the session last used — DSH's
+// assistant/message data.message.source {provider, model}, or the route of
+// request/context — and the latest session/title.
+func (h *history) noteModelAndTitle(ev hostapi.Event) {
+	var src gjson.Result
+	switch ev.Type {
+	case evAssistantMessage:
+		src = gjson.GetBytes(ev.Data, "message.source")
+	case evRequestContext:
+		src = gjson.ParseBytes(ev.Data)
+	case evSessionTitle:
+		if t := gjson.GetBytes(ev.Data, "title"); t.Type == gjson.String {
+			h.title = t.String()
+		}
+		return
+	default:
+		return
+	}
+	if m := src.Get("model"); m.Type == gjson.String && m.String() != "" {
+		h.model = &Model{Provider: src.Get("provider").String(), Model: m.String()}
+	}
 }

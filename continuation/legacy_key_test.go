@@ -19,7 +19,7 @@ func TestLegacyPendingEdgeFinishesAfterUpgrade(t *testing.T) {
 	if c := code(t, e.call("A", "call-1", ToolContinueSession, argsFile(t, "basic"))); c != CodeHostCreateFailed {
 		t.Fatalf("code %q", c)
 	}
-	newKey, oldKey := idempotencyKey("A", 1, "call-1"), legacyKey("A", "call-1")
+	newKey, oldKey := idempotencyKey("A", turnOf("call-1"), "call-1"), legacyKey("A", "call-1")
 	// What an older plugin would have stored and sent: the old key.
 	if _, err := e.db.Exec(`UPDATE continuation_edges SET idempotency_key = ? WHERE idempotency_key = ?`, oldKey, newKey); err != nil {
 		t.Fatal(err)
@@ -34,7 +34,7 @@ func TestLegacyPendingEdgeFinishesAfterUpgrade(t *testing.T) {
 	}
 	e.host.failAfterCreate = false
 	e.restart()
-	for turn, want := range map[int64]bool{1: true, 2: false} {
+	for turn, want := range map[int64]bool{turnOf("call-1"): true, turnOf("call-1") + 1: false} {
 		if known, err := e.svc.Known(context.Background(), "A", turn, "call-1"); err != nil || known != want {
 			t.Fatalf("Known(turn %d) = %v, %v; want %v", turn, known, err, want)
 		}

@@ -27,23 +27,31 @@ func (s *Service) Lineage(ctx context.Context, sessionID string) (LineageValue, 
 	if err != nil {
 		return LineageValue{}, storeErr("read lineage", err)
 	}
+	succ, err := successors(ctx, s.db, sessionID)
+	if err != nil {
+		return LineageValue{}, storeErr("read successors", err)
+	}
+	first := path
+	if len(first) == 0 {
+		first = succ
+	}
+	originTitle, err := s.originTitle(ctx, first)
+	if err != nil {
+		return LineageValue{}, err
+	}
 	v := LineageValue{SessionID: sessionID, OriginID: originOf(path, sessionID), Cards: []TransitionCard{}}
-	v.Path.Sessions = append(v.Path.Sessions, LineageNode{SessionID: v.OriginID, Current: len(path) == 0})
+	v.Path.Sessions = append(v.Path.Sessions, LineageNode{SessionID: v.OriginID, Title: originTitle, Current: len(path) == 0})
 	for i, e := range path {
 		v.Path.Sessions = append(v.Path.Sessions, LineageNode{SessionID: e.SuccessorID, Title: e.Title, EdgeID: e.ID,
 			Reason: e.Reason, At: e.CreatedAt, Current: i == len(path)-1})
 	}
 	if n := len(path); n > 0 {
-		predTitle := ""
+		predTitle := originTitle
 		if n > 1 {
 			predTitle = path[n-2].Title
 		}
 		b := bannerFor(path[n-1], predTitle)
 		v.Banner = &b
-	}
-	succ, err := successors(ctx, s.db, sessionID)
-	if err != nil {
-		return LineageValue{}, storeErr("read successors", err)
 	}
 	for _, e := range succ {
 		h, m, err := s.edgeDetail(ctx, e)
@@ -155,4 +163,32 @@ func (s *Service) manifestTool(ctx context.Context, call ToolCall) (ToolResult, 
 	text := fmt.Sprintf("Manifest %s: %d sources included, %d linked but not loaded, %d state items, %d of %d tokens.\n%s",
 		m.ManifestID, len(m.Included), len(m.Omitted), len(m.State), m.Tokens.Used, m.Tokens.Budget, marshal(m))
 	return textResult(text, m), nil
+}
+
+// Projection returns the successor context of a committed edge exactly as
+// session/create carried it, for a host that must start (or retry) the
+// successor's run again: the bytes whose digest the manifest records.
+func (s *Service) Projection(ctx context.Context, edgeID string) ([]byte, error) {
+	e, err := edgeByID(ctx, s.db, edgeID)
+	if err != nil {
+		return nil, storeErr("read edge", err)
+	}
+	if e == nil || !e.committed {
+		return nil, diag.Newf(CodeNotFound, "edge %s does not exist", edgeID).With("edgeId", edgeID)
+	}
+	return e.context, nil
+}
+
+// originTitle is the origin session's own title: the predecessorTitle (its
+// latest session/title) that the first edge out of it recorded, or "".
+// edges start at the origin (an ancestry, or the origin's successors).
+func (s *Service) originTitle(ctx context.Context, edges []Edge) (string, error) {
+	if len(edges) == 0 {
+		return "", nil
+	}
+	m, _, err := loadManifest(ctx, s.db, edges[0].ManifestID)
+	if err != nil || m == nil {
+		return "", err
+	}
+	return m.PredecessorTitle, nil
 }

@@ -10,23 +10,28 @@ import (
 // and state revisions the successor received, which stayed linked but cold
 // and why, and which compiler built it, so nobody has to trust the prose.
 type Manifest struct {
-	ManifestID      string         `json:"manifestId"`
-	EdgeID          string         `json:"edgeId"`
-	PredecessorID   string         `json:"predecessorId"`
-	SuccessorID     string         `json:"successorId,omitempty"`
-	OriginID        string         `json:"originId"`
-	InitiatingEvent EventRef       `json:"initiatingEvent"`
-	CreatedAt       int64          `json:"createdAt"`
-	Actor           Actor          `json:"actor"`
-	Reason          string         `json:"reason"`
-	Corrects        string         `json:"corrects,omitempty"`
-	Included        []ManifestItem `json:"included"`
-	Omitted         []ManifestItem `json:"omitted"`
-	State           []StateItem    `json:"state"`
-	Compiler        Compiler       `json:"compiler"`
-	Model           *Model         `json:"model,omitempty"`
-	Tokens          TokenCost      `json:"tokens"`
-	Digests         Digests        `json:"digests"`
+	ManifestID      string   `json:"manifestId"`
+	EdgeID          string   `json:"edgeId"`
+	PredecessorID   string   `json:"predecessorId"`
+	SuccessorID     string   `json:"successorId,omitempty"`
+	OriginID        string   `json:"originId"`
+	InitiatingEvent EventRef `json:"initiatingEvent"`
+	CreatedAt       int64    `json:"createdAt"`
+	Actor           Actor    `json:"actor"`
+	Reason          string   `json:"reason"`
+	Corrects        string   `json:"corrects,omitempty"`
+	// Title and Description are the successor's, as continue_session gave
+	// them; PredecessorTitle is the predecessor's latest session/title.
+	Title            string         `json:"title"`
+	Description      string         `json:"description,omitempty"`
+	PredecessorTitle string         `json:"predecessorTitle,omitempty"`
+	Included         []ManifestItem `json:"included"`
+	Omitted          []ManifestItem `json:"omitted"`
+	State            []StateItem    `json:"state"`
+	Compiler         Compiler       `json:"compiler"`
+	Model            *Model         `json:"model,omitempty"`
+	Tokens           TokenCost      `json:"tokens"`
+	Digests          Digests        `json:"digests"`
 }
 
 // EventRef names one exact event with its content digest.
@@ -104,10 +109,15 @@ type Digests struct {
 // Omitted reasons.
 const (
 	ReasonBudget = "budget"
+	// ReasonNotSelected is a predecessor event the compiler did not offer
+	// (outside its window of messages, or not a message): linked, cold.
+	ReasonNotSelected = "not_selected"
 )
 
 // Compiler identity recorded in every manifest.
-var compilerID = Compiler{Name: "continuity-projection", Version: "1"}
+// Version 2 adds the host-ready form, pays the omitted list from the
+// budget and accounts for every predecessor event.
+var compilerID = Compiler{Name: "continuity-projection", Version: "2"}
 
 // estimatorName documents EstimateTokens in every manifest.
 const estimatorName = "ceil(utf8_bytes/4)"

@@ -47,6 +47,11 @@ func (s *Service) prepare(ctx context.Context, call ToolCall, args ContinueArgs,
 		return in, diag.Newf(CodeInitiatingEventUnavailable, "session %s has no user message to carry", pred).With("sessionId", pred)
 	}
 	pending, plan := h.pendingList(), hostPlan(h)
+	moved, err := transferredRuns(ctx, s.db, pred)
+	if err != nil {
+		return in, err
+	}
+	pending = withoutRuns(pending, moved)
 	if orig != nil {
 		if pending, plan, err = s.carriedByEdge(ctx, orig.ID); err != nil {
 			return in, err
@@ -89,9 +94,14 @@ func (s *Service) prepare(ctx context.Context, call ToolCall, args ContinueArgs,
 	origin := originOf(path, pred)
 	c := compile(compileInput{
 		manifestID: manifestID, edgeID: edgeID, predecessorID: pred, originID: origin,
-		initiating: *h.initiating, initiatingTurn: h.initiatingTurn, handoff: args.Handoff, state: state,
-		sources: args.Sources, sourceEvents: srcEvents, recent: recent, excerpts: excerpts, budget: s.opts.TokenBudget,
+		initiating: *h.initiating, initiatingTurn: h.initiatingTurn, handoff: args.Handoff, query: call.Query, state: state,
+		sources: args.Sources, sourceEvents: srcEvents, recent: recent, excerpts: excerpts, historySeqs: h.seqs,
+		budget: s.opts.TokenBudget,
 	})
+	model := h.model
+	if model == nil {
+		model = call.Model
+	}
 	actor := Actor{Kind: "agent", SessionID: call.SessionID, CallID: call.CallID, Turn: call.Turn}
 	in.edge = Edge{ID: edgeID, PredecessorID: pred, OriginID: origin, Reason: args.Reason, Title: args.Title, Actor: actor,
 		Corrects: args.Corrects, InitiatingEventID: eventID(h.initiating.Seq), CreatedAt: now, ManifestID: manifestID,
@@ -101,8 +111,9 @@ func (s *Service) prepare(ctx context.Context, call ToolCall, args ContinueArgs,
 		ManifestID: manifestID, EdgeID: edgeID, PredecessorID: pred, OriginID: origin,
 		InitiatingEvent: EventRef{SessionID: pred, EventID: eventID(h.initiating.Seq), Digest: eventDigest(*h.initiating)},
 		CreatedAt:       now, Actor: actor, Reason: args.Reason, Corrects: args.Corrects,
+		Title: args.Title, Description: args.Description, PredecessorTitle: h.title,
 		Included: nonNil(c.included), Omitted: nonNil(c.omitted), State: nonNilState(state),
-		Compiler: compilerID, Model: call.Model, Tokens: c.tokens,
+		Compiler: compilerID, Model: model, Tokens: c.tokens,
 		Digests: Digests{Context: digestOf(c.context), Handoff: digestOf(marshal(args.Handoff))},
 	}
 	return in, nil
@@ -184,4 +195,15 @@ func nonNilState(v []StateItem) []StateItem {
 		return []StateItem{}
 	}
 	return v
+}
+
+// withoutRuns drops the runs another continuation already carried away.
+func withoutRuns(pending []pendingEffect, moved map[string]bool) []pendingEffect {
+	var out []pendingEffect
+	for _, p := range pending {
+		if p.Kind != "run" || !moved[p.ID] {
+			out = append(out, p)
+		}
+	}
+	return out
 }

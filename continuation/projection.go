@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/continuity-dev/continuity/wire"
 )
 
 // ProjectionFormat names the successor-context document this package writes
@@ -18,12 +19,15 @@ type Projection struct {
 	EdgeID     string    `json:"edgeId"`
 	Tokens     TokenCost `json:"tokens"`
 	Sections   []Section `json:"sections"`
+	// Host is the same context ready for a model: system text and first
+	// user message (see HostContext).
+	Host HostContext `json:"host"`
 }
 
 // Section is one part of a projection. Text is a raw JSON string so that
 // the initiating message carries the host's exact token, escapes included.
 type Section struct {
-	Kind        string          `json:"kind"` // control, lineage, state, initiating_message, handoff, source, omitted
+	Kind        string          `json:"kind"` // control, lineage, state, initiating_message, handoff, query, source, omitted
 	Tier        string          `json:"tier,omitempty"`
 	Text        json.RawMessage `json:"text,omitempty"`
 	SessionID   string          `json:"sessionId,omitempty"`
@@ -53,6 +57,9 @@ const (
 	TierPinned  = "pinned"
 	TierRecent  = "recent"
 	TierExcerpt = "excerpt"
+	// TierHistory is the rest of the predecessor: never offered, listed
+	// as omitted so every event stays accounted for.
+	TierHistory = "history"
 )
 
 // compileInput is everything the compiler needs; it reads nothing itself.
@@ -61,10 +68,12 @@ type compileInput struct {
 	initiating                                  hostapi.Event
 	initiatingTurn                              *int64
 	handoff                                     Handoff
+	query                                       string // a RESEED's verified query, or ""
 	state                                       []StateItem
 	sources                                     []Source          // the agent's citations, in order
 	sourceEvents                                [][]hostapi.Event // events of each session source
 	recent, excerpts                            []hostapi.Event   // oldest first
+	historySeqs                                 []int64           // every predecessor event seq, in order
 	budget                                      int
 }
 
@@ -92,7 +101,25 @@ func sectionEvents(evs []hostapi.Event) []SectionEvent {
 // recent exchanges and older excerpts while they fit. Whatever does not fit
 // is listed as omitted with its reason, both in the manifest and in a final
 // section of handles, so it stays reachable through recall.
+//
+// The list of omitted handles costs tokens too, so it is paid from the
+// budget: a compile whose list does not fit is redone with that list's
+// cost reserved, until the whole context fits (or only the mandatory
+// sections are left, which are over budget by themselves).
 func compile(in compileInput) compiled {
+	reserve := 0
+	for {
+		out, listCost := compileWithin(in, in.budget-reserve)
+		if !out.tokens.OverBudget || listCost <= reserve || reserve >= in.budget {
+			return out
+		}
+		reserve = listCost
+	}
+}
+
+// compileWithin fills the context while the optional sections fit in room
+// tokens, and reports what the final omitted section cost.
+func compileWithin(in compileInput, room int) (compiled, int) {
 	var out compiled
 	var secs []Section
 	used := 0
@@ -106,16 +133,19 @@ func compile(in compileInput) compiled {
 	add(Section{Kind: "lineage", Text: stringToken(lineageBlock(in.originID, in.predecessorID, in.edgeID, eventID(in.initiating.Seq), in.manifestID))})
 	add(Section{Kind: "state", Text: stringToken(stateNote), State: in.state})
 	init := Section{Kind: "initiating_message", SessionID: in.predecessorID, EventID: eventID(in.initiating.Seq), Turn: in.initiatingTurn}
-	if raw, ok := messageText(in.initiating.Data); ok {
-		init.Text = json.RawMessage(raw)
+	if text, _ := initiatingText(in.initiating.Data); text != nil {
+		init.Text = text
 	} else {
 		init.Data = in.initiating.Data
 	}
 	add(init)
 	h := in.handoff
 	add(Section{Kind: "handoff", Handoff: &h})
+	if in.query != "" {
+		add(Section{Kind: "query", Text: stringToken(in.query)})
+	}
 
-	fits := func(t int) bool { return used+t <= in.budget }
+	fits := func(t int) bool { return used+t <= room }
 	loaded := map[int64]bool{in.initiating.Seq: true} // predecessor events already in the context
 	listed := map[int64]bool{}                        // predecessor events a cited source already lists as omitted
 	for i, src := range in.sources {
@@ -135,7 +165,7 @@ func compile(in compileInput) compiled {
 			continue
 		}
 		base := Section{Kind: "source", Tier: TierPinned, SessionID: src.SessionID, Relevance: src.Relevance}
-		inc, rest := takeFitting(base, in.sourceEvents[i], in.budget-used, false)
+		inc, rest := takeFitting(base, in.sourceEvents[i], room-used, false)
 		if src.SessionID == in.predecessorID {
 			for _, ev := range inc {
 				loaded[ev.Seq] = true
@@ -178,7 +208,7 @@ func compile(in compileInput) compiled {
 		}
 		base := Section{Kind: "source", Tier: tier.name, SessionID: in.predecessorID}
 		item := ManifestItem{Tier: tier.name, Kind: KindSessionEvents, SessionID: in.predecessorID}
-		inc, rest := takeFitting(base, cands, in.budget-used, true)
+		inc, rest := takeFitting(base, cands, room-used, true)
 		if len(inc) > 0 {
 			t := add(rangeSection(base, inc))
 			out.included = append(out.included, rangeItem(item, inc, t, ""))
@@ -187,12 +217,21 @@ func compile(in compileInput) compiled {
 			out.omitted = append(out.omitted, rangeItem(item, run, EstimateTokens(marshal(rangeSection(base, run))), ReasonBudget))
 		}
 	}
+	out.omitted = append(out.omitted, coldHistory(in, out.included, out.omitted)...)
+	listCost := 0
 	if len(out.omitted) > 0 {
-		add(Section{Kind: "omitted", Omitted: out.omitted})
+		listCost = add(Section{Kind: "omitted", Omitted: out.omitted})
 	}
 	out.tokens = TokenCost{Budget: in.budget, Used: used, Estimator: estimatorName, OverBudget: used > in.budget}
-	out.context = marshal(Projection{Format: ProjectionFormat, ManifestID: in.manifestID, EdgeID: in.edgeID, Tokens: out.tokens, Sections: secs})
-	return out
+	first := FirstUser{SessionID: in.predecessorID, EventID: eventID(in.initiating.Seq), Turn: in.initiatingTurn}
+	if first.Text, first.Content = initiatingText(in.initiating.Data); first.Text == nil && first.Content == nil {
+		first.Data = in.initiating.Data
+	}
+	// The wire sends no HTML escapes; a host token that had them arrives
+	// without them, so the stored bytes (and their digest) are those.
+	out.context = wire.UnescapeHTML(marshal(Projection{Format: ProjectionFormat, ManifestID: in.manifestID, EdgeID: in.edgeID, Tokens: out.tokens,
+		Sections: secs, Host: renderHost(secs, first)}))
+	return out, listCost
 }
 
 // rangeSection is base with the exact events and their span.

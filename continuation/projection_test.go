@@ -60,7 +60,7 @@ func TestProjectionOrderAndLineageBlock(t *testing.T) {
 	})
 	r := e.mustContinue("A", "call-1", args)
 	p := decodeProjection(t, e.host.contextOf(r.SuccessorID))
-	if got, want := kinds(p), "control,lineage,state,initiating_message,handoff,source:pinned,source:recent,source:excerpt"; got != want {
+	if got, want := kinds(p), "control,lineage,state,initiating_message,handoff,source:pinned,source:recent,source:excerpt,omitted"; got != want {
 		t.Fatalf("sections %s, want %s", got, want)
 	}
 	var block string
@@ -107,7 +107,7 @@ func TestTinyBudgetListsEveryOmittedSource(t *testing.T) {
 	want := []string{"pinned/session_events/A/1-4", "pinned/session_event/A/3", "pinned/resource/seed://docs/compaction",
 		"pinned/memory/notes/compaction.md", "pinned/session_event/A/5"} // A 2–3 are cold inside A 1–4, listed once
 	var got []string
-	for _, it := range m.Omitted {
+	for _, it := range selectedOmitted(m.Omitted) {
 		if it.Reason != ReasonBudget {
 			t.Fatalf("omitted without the budget reason: %+v", it)
 		}
@@ -222,5 +222,27 @@ func TestListedEventDoesNotBlockRecent(t *testing.T) {
 	}
 	if strings.Join(inc, " ") != "pinned:4-4 recent:3-3" || strings.Join(om, " ") != "pinned:5-5" {
 		t.Fatalf("included %v omitted %v", inc, om)
+	}
+}
+
+// TestBudgetPaysForTheOmittedList (issue 16: budget 600 gave 811 tokens):
+// the handles of what was left out are paid from the budget, so a
+// projection that omits something still fits.
+func TestBudgetPaysForTheOmittedList(t *testing.T) {
+	for _, budget := range []int{600, 620, 650} {
+		e := newEnv(t, Options{TokenBudget: budget})
+		seedPredecessor(e.host, "A")
+		r := e.mustContinue("A", "call-1", argsFile(t, "basic"))
+		p := decodeProjection(t, e.host.contextOf(r.SuccessorID))
+		m, err := e.svc.Manifest(context.Background(), r.ManifestID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(selectedOmitted(m.Omitted)) == 0 {
+			t.Fatalf("budget %d: nothing omitted, the test needs a tighter budget", budget)
+		}
+		if p.Tokens.OverBudget || p.Tokens.Used > budget {
+			t.Errorf("budget %d: used %d (over %v)", budget, p.Tokens.Used, p.Tokens.OverBudget)
+		}
 	}
 }

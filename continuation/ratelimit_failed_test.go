@@ -32,7 +32,7 @@ func TestFailedCreatesDoNotUseUpTheRateLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, callID := range []string{"c1", "c2"} {
-		res, err := down.Tool(context.Background(), ToolCall{SessionID: "A", Turn: 1, CallID: callID,
+		res, err := down.Tool(context.Background(), ToolCall{SessionID: "A", Turn: turnOf(callID), CallID: callID,
 			Name: ToolContinueSession, Arguments: []byte(argsFile(t, "minimal"))})
 		got := errorCode(err)
 		if err == nil {

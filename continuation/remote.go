@@ -12,6 +12,9 @@ const (
 	RemoteLineage  = "lineage"
 	RemoteHandoff  = "handoff"
 	RemoteManifest = "manifest"
+	// RemoteProjection is served by the plugin through ProjectionArgs and
+	// Projection, because its value is written to the wire as stored bytes.
+	RemoteProjection = "projection"
 )
 
 // RemoteArgumentsInvalid is the DSH Remote code for args that do not match
@@ -31,6 +34,15 @@ func remoteArgs(method string, args json.RawMessage, v any) error {
 		return diag.New(RemoteArgumentsInvalid, msg)
 	}
 	return nil
+}
+
+// ProjectionArgs checks continuity.projection's args and returns the edge id.
+func ProjectionArgs(args json.RawMessage) (string, error) {
+	var a struct {
+		EdgeID string `json:"edgeId"`
+	}
+	err := remoteArgs(RemoteProjection, args, &a)
+	return a.EdgeID, err
 }
 
 // Remote serves continuity.lineage {agentId}, continuity.handoff {edgeId}

@@ -70,4 +70,18 @@ CREATE TABLE continuation_selected (
 	PRIMARY KEY (manifest_id, session_id, seq)
 );
 CREATE INDEX continuation_selected_event ON continuation_selected(session_id, seq);
+`,
+	// 2: which turn a continuation ended (one continuation per turn),
+	// which edge owns each pending run it carried (one owner per run), and
+	// when the host last failed to create an edge's successor (such an
+	// edge is not under way: it counts toward no limit until replayed).
+	`
+ALTER TABLE continuation_edges ADD COLUMN create_failed_at INTEGER;
+CREATE INDEX continuation_edges_actor ON continuation_edges(actor_session, actor_turn);
+CREATE TABLE continuation_run_owners (
+	session_id TEXT NOT NULL,
+	run_id     TEXT NOT NULL,
+	edge_id    TEXT NOT NULL REFERENCES continuation_edges(id),
+	PRIMARY KEY (session_id, run_id)
+);
 `}

@@ -45,6 +45,10 @@ type ToolCall struct {
 	// Arguments (continue_session with projection "reseed"); replays are
 	// matched on it.
 	Sent json.RawMessage `json:"-"`
+	// Query, with projection "reseed", is the RESEED decision's positive
+	// current-state query exactly as boundary step 7 verified it: the
+	// successor receives it as the runtime's query section.
+	Query string `json:"-"`
 }
 
 // Content is one text block of a tool result.

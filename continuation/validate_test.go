@@ -110,7 +110,7 @@ func TestRateLimitCountsContinuationsUnderWay(t *testing.T) {
 	first := make(chan ToolResult, 1)
 	args := json.RawMessage(argsFile(t, "minimal"))
 	go func() {
-		res, err := e.svc.Tool(context.Background(), ToolCall{SessionID: "A", Turn: 1, CallID: "c2", Name: ToolContinueSession, Arguments: args})
+		res, err := e.svc.Tool(context.Background(), ToolCall{SessionID: "A", Turn: turnOf("c2"), CallID: "c2", Name: ToolContinueSession, Arguments: args})
 		if err != nil {
 			res = ToolResult{IsError: true, Content: []Content{{Type: "text", Text: err.Error()}}}
 		}

@@ -67,6 +67,9 @@ func (s *Server) agentRequest(ctx context.Context, raw []byte) (any, error) {
 		return nil, invalidParams("agent/request: " + wire.DecodeError(err))
 	}
 	svc := s.svc()
+	if err := svc.continuedTurn(ctx, req); err != nil {
+		return nil, err
+	}
 	svc.models.set(req.SessionID, req.Config.Provider, req.Config.Model)
 	adm, err := svc.turns.Admit(ctx, req)
 	if err != nil {

@@ -41,6 +41,9 @@ func (s *Server) remoteInvoke(ctx context.Context, raw []byte) (any, error) {
 	case remote.SessionContinuationNamespace:
 		return svc.session.Invoke(ctx, p.Method, p.Args), nil
 	case continuityNamespace:
+		if p.Method == continuation.RemoteProjection {
+			return s.projection(ctx, p.Args)
+		}
 		return svc.continuityRemote(ctx, p.Method, p.Args), nil
 	}
 	return remote.Fail(remote.MethodNotFound, "no Remote "+clip(p.Namespace)+"/"+clip(p.Method)), nil

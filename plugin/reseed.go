@@ -13,22 +13,23 @@ import (
 // title, handoff and sources that the call leaves out come from the
 // session's latest complete RESEED decision (DESIGN.md §4: a RESEED hands
 // its positive current-state projection to session continuation).
-// Arguments without that member are returned unchanged.
-func (svc *services) withReseed(ctx context.Context, sessionID string, args json.RawMessage) (json.RawMessage, error) {
+// Arguments without that member are returned unchanged. The decision's
+// verified query comes back beside them: the successor receives it as is.
+func (svc *services) withReseed(ctx context.Context, sessionID string, args json.RawMessage) (json.RawMessage, string, error) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(args, &m) != nil {
-		return args, nil // the continuation tool names the malformed arguments
+		return args, "", nil // the continuation tool names the malformed arguments
 	}
 	var mode string
 	if json.Unmarshal(m["projection"], &mode) != nil || mode != "reseed" {
-		return args, nil
+		return args, "", nil
 	}
 	d, ok, err := svc.boundary.Latest(ctx, sessionID)
 	if err != nil && !errors.Is(err, boundary.ErrNotDecided) {
-		return nil, err
+		return nil, "", err
 	}
 	if !ok || d.Decision != boundary.Reseed || d.Reseed == nil || !d.Reseed.Complete || d.Reseed.Projection == nil {
-		return nil, boundary.ErrReseedUnavailable
+		return nil, "", boundary.ErrReseedUnavailable
 	}
 	p := d.Reseed.Projection
 	for name, v := range map[string]any{"reason": p.Reason, "title": p.Title, "handoff": p.Handoff, "sources": p.Sources} {
@@ -37,11 +38,12 @@ func (svc *services) withReseed(ctx context.Context, sessionID string, args json
 		}
 		b, err := json.Marshal(v)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		m[name] = b
 	}
-	return json.Marshal(m)
+	out, err := json.Marshal(m)
+	return out, p.Query, err
 }
 
 // expandReseed fills a continue_session call that asks for the RESEED
@@ -56,7 +58,7 @@ func (svc *services) expandReseed(ctx context.Context, call *continuation.ToolCa
 	if err != nil || known {
 		return err
 	}
-	call.Arguments, err = svc.withReseed(ctx, call.SessionID, call.Arguments)
+	call.Arguments, call.Query, err = svc.withReseed(ctx, call.SessionID, call.Arguments)
 	return err
 }
 

@@ -70,6 +70,12 @@ func TestReseedProjectionSeedsTheSuccessor(t *testing.T) {
 		strings.Contains(handoffSection, "tokenizer") || strings.Contains(handoffSection, "parser") {
 		t.Fatalf("the successor's handoff is not the reseeded task: %s", handoffSection)
 	}
+	// The successor receives the query step 7 verified, exactly.
+	query := gjson.GetBytes(rec, "reseed.projection.query").Str
+	if query == "" || gjson.GetBytes(created.Context, `sections.#(kind=="query").text`).Str != query ||
+		!strings.Contains(gjson.GetBytes(created.Context, "host.system").Str, query) {
+		t.Fatalf("the successor does not receive the verified query %q:\n%s", query, created.Context)
+	}
 	// A replay of the same call is answered from the store, even after a
 	// later boundary recorded a different decision.
 	bndSend(t, h, sid, bndTurnStart(10, 2), bndUser(11, "Thanks."), bndTurnEnd(12, 2))

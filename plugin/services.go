@@ -130,7 +130,7 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 		s.log.Error("data directory unusable", zapCode(diag.StorageUnavailable), zap.Error(storeErr))
 	}
 	var err error
-	if svc.tools, err = toolDefinitions(); err != nil {
+	if svc.tools, err = toolDefinitions(caps.Sessions); err != nil {
 		svc.close(ctx)
 		return nil, activation{}, err
 	}
@@ -149,7 +149,7 @@ func (svc *services) openStore(ctx context.Context, s *Server, dataDir string, e
 		db.Close()
 		return storageError("the continuation store", err)
 	}
-	b, err := boundary.Open(ctx, db, boundary.Options{Sessions: s.host, Now: s.cfg.Now})
+	b, err := boundary.Open(ctx, db, boundary.Options{Sessions: s.host, Emit: emit, Now: s.cfg.Now})
 	if err != nil {
 		db.Close()
 		return storageError("the boundary store", err)

@@ -6,16 +6,25 @@ import (
 	"strconv"
 	"sync"
 
+	"go.uber.org/zap"
+
 	"github.com/continuity-dev/continuity/boundary"
 	"github.com/continuity-dev/continuity/continuation"
+	"github.com/continuity-dev/continuity/turns"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
 	"github.com/continuity-dev/continuity/wire"
 )
 
 // toolDefinitions lists every tool continuity declares in initialize, with
-// each tool's argument schema as its inputSchema.
-func toolDefinitions() ([]toolDef, error) {
-	var out []toolDef
+// each tool's argument schema as its inputSchema. Every one of them reads
+// or creates host sessions, so a host without the sessions capability is
+// offered none: a tool it could only answer with a failure would mislead
+// the model.
+func toolDefinitions(sessions bool) ([]toolDef, error) {
+	out := []toolDef{}
+	if !sessions {
+		return out, nil
+	}
 	for _, d := range continuation.ToolDefinitions() {
 		schema, err := uicontract.Raw(d.InputSchema)
 		if err != nil {
@@ -38,7 +47,9 @@ type toolCallParams struct {
 }
 
 // toolCall routes tool/call to the package that owns the tool. A tool the
-// plugin does not declare is -32602.
+// plugin did not declare to this host is -32602. A turn that a
+// continuation ended admits no more tool calls; only a replay of the
+// continue_session call that ended it is answered (with its successor).
 func (s *Server) toolCall(ctx context.Context, raw []byte) (any, error) {
 	var p toolCallParams
 	if err := json.Unmarshal(raw, &p); err != nil {
@@ -48,7 +59,13 @@ func (s *Server) toolCall(ctx context.Context, raw []byte) (any, error) {
 		p.Arguments = json.RawMessage("{}")
 	}
 	svc := s.svc()
+	if !svc.declares(p.Name) {
+		return nil, invalidParams("unknown tool " + strconv.Quote(clip(p.Name)))
+	}
 	if err := svc.stored(); err != nil {
+		return continuation.ErrorResult(err), nil
+	}
+	if err := svc.turnOpen(ctx, p); err != nil {
 		return continuation.ErrorResult(err), nil
 	}
 	switch p.Name {
@@ -77,6 +94,47 @@ func (s *Server) toolCall(ctx context.Context, raw []byte) (any, error) {
 		return res, nil
 	}
 	return nil, invalidParams("unknown tool " + strconv.Quote(clip(p.Name)))
+}
+
+// declares reports whether initialize offered the tool to this host.
+func (svc *services) declares(name string) bool {
+	for _, d := range svc.tools {
+		if d.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// turnOpen refuses a tool call in a turn that a continuation ended, except
+// the replay of a continue_session call that already has its edge.
+func (svc *services) turnOpen(ctx context.Context, p toolCallParams) error {
+	if p.Name == continuation.ToolContinueSession {
+		if known, err := svc.cont.Known(ctx, p.SessionID, p.Turn, p.CallID); err != nil || known {
+			return err
+		}
+	}
+	return svc.cont.TurnEnded(ctx, p.SessionID, p.Turn)
+}
+
+// continuedTurn applies session continuation to an agent/request. A turn
+// that a continuation ended has no later steps: the successor answers
+// (CONTINUITY_TURN_ENDED). A person writing in a continued predecessor is
+// offered the current continuation (or a branch) before the agent answers
+// there. Without the store there is no continuation to apply.
+func (svc *services) continuedTurn(ctx context.Context, req turns.AgentRequest) error {
+	if svc.stored() != nil {
+		return nil
+	}
+	if err := svc.cont.TurnEnded(ctx, req.SessionID, req.Turn); err != nil {
+		return err
+	}
+	if req.Step == 1 {
+		if _, err := svc.cont.OfferReturn(ctx, req.SessionID, req.Turn); err != nil {
+			svc.log.Warn("return offer not sent", zap.String("session", req.SessionID), zap.Error(err))
+		}
+	}
+	return nil
 }
 
 // inheritPin carries the originating-task pin into a new successor from the

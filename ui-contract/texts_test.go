@@ -17,9 +17,11 @@ import (
 var placeholder = regexp.MustCompile(`\{([A-Za-z]+)\}`)
 
 // fillable are the placeholders a client can fill from a ComposerNotice
-// (see its schema description); a text asking for anything else could not
-// be rendered.
-var fillable = map[string]bool{"items": true, "codeUnits": true, "strippedIds": true, "compactionId": true, "code": true}
+// (see its schema description) or from the continuation views' typed
+// fields (a title, a count of sources, an event id); a text asking for
+// anything else could not be rendered.
+var fillable = map[string]bool{"items": true, "codeUnits": true, "strippedIds": true, "compactionId": true, "code": true,
+	"title": true, "count": true, "eventId": true}
 
 // loadTexts reads every texts/<locale>.json.
 func loadTexts(t *testing.T) map[string]map[string]string {

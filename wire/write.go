@@ -77,6 +77,7 @@ func (s *Stream) Reply(id ID, result any) error {
 	if err != nil {
 		return err
 	}
+	b = UnescapeHTML(b)
 	return s.writeLine([][]byte{head, b, []byte("}\n")}, int64(len(head)+len(b)))
 }
 
@@ -92,6 +93,7 @@ func (s *Stream) WriteObject(obj any) error {
 	if err != nil {
 		return err
 	}
+	b = UnescapeHTML(b)
 	return s.writeLine([][]byte{b, {'\n'}}, int64(len(b)))
 }
 
