@@ -71,7 +71,8 @@ func TestStalledReaderBoundsMemory(t *testing.T) {
 		}
 	}()
 	deadline := time.Now().Add(30 * time.Second)
-	for pausedAt(h.StderrTail()) < 0 {
+	held := pausedAt(h.StderrTail())
+	for ; held < 0; held = pausedAt(h.StderrTail()) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the plugin never stopped reading; %d of %d payloads sent", len(sent), n)
 		}
@@ -80,7 +81,6 @@ func TestStalledReaderBoundsMemory(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // let anything still running settle
 	stalled := len(sent)
 	st := sampler.Stop()
-	held := pausedAt(h.StderrTail())
 	peak := max(st.MaxHWM, st.MaxRSS)
 	t.Logf("stalled: %d of %d payloads written, %d MiB in flight, peak RSS %d MiB (%d MiB before)",
 		stalled, n, held>>20, peak>>20, before>>20)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -26,9 +27,11 @@ func (r *trickle) Read(p []byte) (int, error) {
 // arbitrary frame limit, to a Stream and checks DESIGN.md §6 for frames:
 // no panic, every line the Stream writes (its own error replies) is JSON,
 // the params handed to a handler are exactly bytes of the input and valid
-// JSON, ids are echoed as sent, and once everything is released nothing is
-// held. The seeds include the hostile shapes: huge and odd numbers (as ids
-// and in params), lone surrogates, and duplicate members.
+// JSON, ids are echoed as sent, and once everything is released and the
+// calls of ours it may answer are forgotten, nothing is held or due. The
+// seeds include the hostile shapes: huge and odd numbers (as ids and in
+// params), lone surrogates, duplicate members, and large answers to our
+// calls (kept as the host's bytes).
 //
 //	go test -run x -fuzz FuzzStream -fuzztime 60s ./wire
 func FuzzStream(f *testing.F) {
@@ -38,9 +41,16 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1e1000001,"method":"x"}`+"\n"+`{"jsonrpc":"2.0","id":-0,"method":"x","params":{"seq":1e1000001,"n":-123456789012345678901234567890.5e-7}}`+"\n"), uint8(17), uint16(500))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":"a\ud800","method":"x","params":{"s":"\udbff\ud800\udc00"}}`+"\r\n"+`{"jsonrpc":"2.0","id":"a\udbff","method":"x"}`+"\n"), uint8(3), uint16(200))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":1,"a":2}}`+"\n"+`{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"x"}`+"\n"+`{"jsonrpc":"2.0","id":1,"method":"x","params":{},"params":[]}`+"\n"), uint8(9), uint16(300))
+	big := `{"jsonrpc":"2.0","id":"cty_1","result":{"text":"` + strings.Repeat("x", parkResultFrom) + `"}}` + "\n"
+	f.Add([]byte(big+big+`{"jsonrpc":"2.0","id":"cty\u005f2","result":{"a":1},"error":{"code":1}}`+"\n"), uint8(255), uint16(65535))
 	f.Fuzz(func(t *testing.T, in []byte, chunk uint8, limit uint16) {
 		var out bytes.Buffer
 		s := NewStream(&trickle{b: in, n: int(chunk) + 1}, &out, nil, int64(limit)+1, nil)
+		// Calls of ours that answers in the input may meet: one sent, one
+		// not yet; both end with Forget, which must leave nothing held.
+		sent := s.Await("cty_1")
+		sent.Sent()
+		unsent := s.Await("cty_2")
 		for {
 			var m struct{ Method string }
 			if err := s.ReadObject(&m); err != nil {
@@ -56,6 +66,11 @@ func FuzzStream(f *testing.F) {
 				t.Fatalf("params %q are not valid JSON taken from the input", p)
 			}
 			r.Params.Release()
+		}
+		sent.Forget()
+		unsent.Forget()
+		if c, _ := leftOver(s); c != 0 || s.budget.due != 0 {
+			t.Fatalf("%d calls still awaited, %d counted as due", c, s.budget.due)
 		}
 		for _, line := range bytes.Split(out.Bytes(), []byte{'\n'}) {
 			if len(line) > 0 && !json.Valid(line) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -121,8 +122,11 @@ func TestParamsStayIntactUntilReleased(t *testing.T) {
 		params := `{"p":"` + strings.Repeat(string(c), 1<<20) + `"}`
 		return `{"jsonrpc":"2.0","id":1,"method":"x","params":` + params + "}\n", params
 	}
-	// A garbage collection would empty the pool (sync.Pool) mid-test.
+	// A garbage collection would empty the pool (sync.Pool) mid-test, and
+	// a buffer put back on one P is not found from another (it sits in
+	// that P's private slot): one P, no collection.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	f1, p1 := frameOf('a')
 	f2, p2 := frameOf('b')
 	f3, p3 := frameOf('c')
