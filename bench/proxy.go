@@ -242,7 +242,7 @@ func proxyBars(rep *Report) []Bar {
 		limit := row.FilterNs + int64(time.Millisecond)
 		out = append(out, Bar{Name: "proxy added time to first byte, " + sz, Want: "≤ the filter's time + 1 ms",
 			Pass: row.AddedNs <= limit, Got: fmt.Sprintf("%s added (plain %s, proxy %s, filter %s)",
-				dur(row.AddedNs), dur(row.PlainTTFBNs), dur(row.ProxyTTFBNs), dur(row.FilterNs))},
+				signedDur(row.AddedNs), dur(row.PlainTTFBNs), dur(row.ProxyTTFBNs), dur(row.FilterNs))},
 			Bar{Name: "proxy memory per request, " + sz, Want: "≤ 2× the body",
 				Pass: row.AllocPerByte <= 2, Got: fmt.Sprintf("%.2f× the body allocated", row.AllocPerByte)})
 	}
@@ -258,4 +258,12 @@ func (r *runner) logf(format string, a ...any) {
 	if r.cfg.Log != nil {
 		fmt.Fprintf(r.cfg.Log, format+"\n", a...)
 	}
+}
+
+// signedDur is dur for a difference, which noise can make negative.
+func signedDur(ns int64) string {
+	if ns < 0 {
+		return "-" + dur(-ns)
+	}
+	return dur(ns)
 }
