@@ -63,7 +63,7 @@ func DefaultConfig() Config {
 		EventSteps:     100,
 		// The issue's goals for `continuity proxy` are set at 1 and 16 MiB.
 		ProxySizes:       []int{1 << 20, 16 << 20},
-		ProxyStreamBytes: 32 << 20,
+		ProxyStreamBytes: 16 << 20,
 	}
 }
 

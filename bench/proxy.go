@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -37,7 +38,8 @@ type ProxyRow struct {
 	AllocPerByte float64 `json:"allocPerByte"`
 }
 
-// ProxyStream is the streaming case: one long SSE answer through each.
+// ProxyStream is the streaming case: one long SSE answer through each, at
+// the best time of its runs (noise only adds time).
 type ProxyStream struct {
 	Bytes     int     `json:"bytes"`
 	Runs      int     `json:"runs"`
@@ -150,7 +152,8 @@ func (r *runner) proxyRows() error {
 	}
 	r.logf("bench: proxy       %8s  SSE stream", FormatSize(long.Len()))
 	body := []byte(`{"prompt_cache_key":"bench","input":[{"role":"user","content":"q"}]}`)
-	var plain, ours time.Duration
+	best := map[*httptest.Server]time.Duration{}
+	dropped := 0
 	for i := range runs {
 		// Alternate which goes first, so neither gains from warm caches.
 		order := []*httptest.Server{pair.plain, pair.ours}
@@ -158,21 +161,36 @@ func (r *runner) proxyRows() error {
 			order[0], order[1] = order[1], order[0]
 		}
 		for _, s := range order {
-			_, d, err := pair.post(s.URL, "/v1/responses/long", body)
+			d, err := pair.stream(s.URL, body, &dropped)
 			if err != nil {
 				return err
 			}
-			if s == pair.plain {
-				plain += d
-			} else {
-				ours += d
+			if b, ok := best[s]; !ok || d < b {
+				best[s] = d
 			}
 		}
 	}
-	mb := float64(long.Len()) / 1e6 * float64(runs)
+	mb := float64(long.Len()) / 1e6
+	plain, ours := best[pair.plain], best[pair.ours]
 	r.rep.ProxyStream = &ProxyStream{Bytes: long.Len(), Runs: runs, PlainMBps: mb / plain.Seconds(),
 		ProxyMBps: mb / ours.Seconds(), Ratio: plain.Seconds() / ours.Seconds()}
+	if dropped > 0 {
+		r.note(fmt.Sprintf("proxy stream: %d samples were measured again after a loopback connection dropped mid-stream", dropped))
+	}
 	return nil
+}
+
+// stream times one long answer through base. A sample whose connection
+// drops mid-stream (seen on loaded machines, through either proxy alike)
+// is measured again, at most twice, and counted in dropped.
+func (p *proxyPair) stream(base string, body []byte, dropped *int) (time.Duration, error) {
+	for try := 0; ; try++ {
+		_, d, err := p.post(base, "/v1/responses/long", body)
+		if err == nil || !errors.Is(err, io.ErrUnexpectedEOF) || try == 2 {
+			return d, err
+		}
+		*dropped++
+	}
 }
 
 // ttfb measures one body size: plain and proxy alternately, the filter on
@@ -224,7 +242,7 @@ func proxyBars(rep *Report) []Bar {
 		limit := row.FilterNs + int64(time.Millisecond)
 		out = append(out, Bar{Name: "proxy added time to first byte, " + sz, Want: "≤ the filter's time + 1 ms",
 			Pass: row.AddedNs <= limit, Got: fmt.Sprintf("%s added (plain %s, proxy %s, filter %s)",
-				dur(row.AddedNs), dur(row.PlainTTFBNs), dur(row.ProxyTTFBNs), dur(row.FilterNs))},
+				signedDur(row.AddedNs), dur(row.PlainTTFBNs), dur(row.ProxyTTFBNs), dur(row.FilterNs))},
 			Bar{Name: "proxy memory per request, " + sz, Want: "≤ 2× the body",
 				Pass: row.AllocPerByte <= 2, Got: fmt.Sprintf("%.2f× the body allocated", row.AllocPerByte)})
 	}
@@ -240,4 +258,12 @@ func (r *runner) logf(format string, a ...any) {
 	if r.cfg.Log != nil {
 		fmt.Fprintf(r.cfg.Log, format+"\n", a...)
 	}
+}
+
+// signedDur is dur for a difference, which noise can make negative.
+func signedDur(ns int64) string {
+	if ns < 0 {
+		return "-" + dur(-ns)
+	}
+	return dur(ns)
 }

@@ -74,7 +74,7 @@ var proxyColumns = []string{"continuity proxy", "body", "runs", "plain TTFB", "p
 
 func proxyCells(r ProxyRow) []string {
 	return []string{"vs ReverseProxy", FormatSize(r.Size), strconv.Itoa(r.Runs), dur(r.PlainTTFBNs), dur(r.ProxyTTFBNs),
-		dur(r.AddedNs), dur(r.FilterNs), num(r.AllocPerByte, 2)}
+		signedDur(r.AddedNs), dur(r.FilterNs), num(r.AllocPerByte, 2)}
 }
 
 // WriteMarkdown writes the report as a Markdown document.

@@ -25,6 +25,7 @@ func continuity(t *testing.T, args ...string) (int, string) {
 // so a session switched off on the command line is passed unfiltered by a
 // running proxy, and the default applies to sessions seen later.
 func TestPolicyCommand(t *testing.T) {
+	t.Parallel()
 	sup := startSupplier(t)
 	dir := t.TempDir()
 	px := startProxy(t, sup.URL(), dir)

@@ -17,6 +17,7 @@ func since(sup *supplier.Server, n int) []supplier.Request { return sup.Requests
 // the turn's own reasoning on its tool step; the same turn sent directly to
 // the supplier is rejected for replaying another account's reasoning.
 func TestCodexAccountSwitches(t *testing.T) {
+	t.Parallel()
 	sup := startSupplier(t)
 	px := startProxy(t, sup.URL(), "")
 	c := newCodex(t, "sup", 0)
@@ -93,6 +94,7 @@ func contains(list []string, s string) bool {
 // TestCodexSameAccountLosesNothing: under the provenance rule a thread that
 // never switches accounts replays every reasoning item it was given.
 func TestCodexSameAccountLosesNothing(t *testing.T) {
+	t.Parallel()
 	sup := startSupplier(t)
 	px := startProxy(t, sup.URL(), "")
 	c := newCodex(t, "sup", 0)
@@ -116,6 +118,7 @@ func TestCodexSameAccountLosesNothing(t *testing.T) {
 // key A; resumed with key B, the compaction item A was issued is omitted
 // and counted, and the turn is accepted, where sent directly it is not.
 func TestCodexCompactionFromAnotherAccount(t *testing.T) {
+	t.Parallel()
 	sup := startSupplier(t)
 	px := startProxy(t, sup.URL(), "")
 	c := newCodex(t, "OpenAI", 14000)
@@ -159,5 +162,28 @@ func TestCodexCompactionFromAnotherAccount(t *testing.T) {
 	}
 	if omitted == 0 {
 		t.Fatal("the status page counts no omitted compaction")
+	}
+}
+
+// TestCodexTurnRule runs Codex through a proxy started with --rule turn:
+// each turn's first request omits all reasoning it replays (switch or not),
+// its tool step keeps what the turn made, and every request is accepted.
+func TestCodexTurnRule(t *testing.T) {
+	t.Parallel()
+	sup := startSupplier(t)
+	px := startProxy(t, sup.URL(), "", "--rule", "turn")
+	c := newCodex(t, "sup", 0)
+	for i, token := range []string{tokenA, tokenB, tokenA} {
+		toolTurn(sup)
+		n := len(sup.Requests())
+		c.turn(px.URL, token, "turn "+strconv.Itoa(i+1), i > 0)
+		reqs := since(sup, n)
+		checkTurn(t, reqs, map[string]string{tokenA: "acct-A", tokenB: "acct-B"}[token], 2)
+		if ids := reasoningIDs(t, reqs[0].Body); len(ids) != 0 {
+			t.Fatalf("turn %d's first request replays %v under the turn rule", i+1, ids)
+		}
+	}
+	if st := pageState(t, px); st.Rule != "turn" {
+		t.Fatalf("rule %q", st.Rule)
 	}
 }

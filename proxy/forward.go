@@ -54,7 +54,11 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	keys := readKeys(r.Header, body)
+	keys, err := readKeys(r.Header, body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, diag.InvalidPayload, "continuity proxy: the request was not sent: "+err.Error())
+		return
+	}
 	acct, authed := accountOf(r.Header)
 	if keys.session == "" || !authed {
 		// No session to keep a policy for, or no account to bind content

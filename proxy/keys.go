@@ -3,7 +3,6 @@ package proxy
 import (
 	"net/http"
 	"strings"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -14,8 +13,9 @@ import (
 const codexTurnHeader = "X-Codex-Turn-Metadata"
 
 // requestKeys is what the proxy reads from one request to place it: the
-// session, the turn signal, and who is asking. The body is scanned (gjson),
-// never decoded; input items are looked at by type and role only.
+// session, the turn signal, and who is asking. The body is scanned
+// (scanBody), never decoded; input items are looked at by type and role
+// only.
 type requestKeys struct {
 	session string // "" means: pass through natively
 	client  string // the client's name, for the page
@@ -28,8 +28,9 @@ type requestKeys struct {
 	lastTool  bool // the last input item is a tool result (a step of the current turn)
 }
 
-// readKeys places a request from its headers and body.
-func readKeys(h http.Header, body []byte) requestKeys {
+// readKeys places a request from its headers and body; a body the scan
+// cannot follow is errShape.
+func readKeys(h http.Header, body []byte) (requestKeys, error) {
 	k := requestKeys{client: clientName(h), initiator: h.Get("X-Initiator")}
 	meta := h.Get(codexTurnHeader)
 	if meta != "" && gjson.Valid(meta) {
@@ -40,37 +41,15 @@ func readKeys(h http.Header, body []byte) requestKeys {
 			k.session = m.Get("session_id").String()
 		}
 	}
-	// The body is viewed as a string without a copy: gjson's []byte entry
-	// points copy what they return, which for input is the whole history.
-	// Nothing here keeps a reference once readKeys returns, except the
-	// session key, which is copied.
-	doc := unsafe.String(unsafe.SliceData(body), len(body))
-	if key := gjson.Get(doc, "prompt_cache_key"); key.Type == gjson.String && key.Str != "" {
-		k.session = strings.Clone(key.Str)
+	bk, err := scanBody(body)
+	if err != nil {
+		return k, err
 	}
-	input := gjson.Get(doc, "input")
-	var last gjson.Result
-	input.ForEach(func(_, it gjson.Result) bool {
-		if user(it) {
-			k.users++
-		}
-		last = it
-		return true
-	})
-	if last.Exists() {
-		k.lastUser = user(last)
-		switch last.Get("type").Str {
-		case "function_call_output", "custom_tool_call_output":
-			k.lastTool = true
-		}
+	if bk.session != "" {
+		k.session = bk.session
 	}
-	return k
-}
-
-// user reports whether an input item is a user message (typed or bare).
-func user(it gjson.Result) bool {
-	t := it.Get("type").Str
-	return (t == "" || t == "message") && it.Get("role").Str == "user"
+	k.users, k.lastUser, k.lastTool = bk.users, bk.lastUser, bk.lastTool
+	return k, nil
 }
 
 // clientName names the client for the status page: Codex's originator, else

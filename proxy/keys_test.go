@@ -11,15 +11,15 @@ func TestReadKeys(t *testing.T) {
 	h := http.Header{}
 	h.Set("Originator", "codex_exec")
 	h.Set(codexTurnHeader, `{"session_id":"s","thread_id":"th","turn_id":"t1"}`)
-	k := readKeys(h, []byte(`{"input":[{"role":"user","content":"q"},{"type":"function_call_output","call_id":"c","output":"o"}]}`))
+	k, _ := readKeys(h, []byte(`{"input":[{"role":"user","content":"q"},{"type":"function_call_output","call_id":"c","output":"o"}]}`))
 	if k.session != "th" || k.turnID != "t1" || k.client != "codex_exec" || k.users != 1 || !k.lastTool || k.lastUser {
 		t.Fatalf("%+v", k)
 	}
-	k = readKeys(http.Header{"User-Agent": {"opencode/1.18 ai-sdk/4"}}, []byte(`{"prompt_cache_key":"ses_1","input":[{"role":"user","content":"a"},{"type":"message","role":"user","content":"b"}]}`))
+	k, _ = readKeys(http.Header{"User-Agent": {"opencode/1.18 ai-sdk/4"}}, []byte(`{"prompt_cache_key":"ses_1","input":[{"role":"user","content":"a"},{"type":"message","role":"user","content":"b"}]}`))
 	if k.session != "ses_1" || k.client != "opencode/1.18" || k.users != 2 || !k.lastUser {
 		t.Fatalf("%+v", k)
 	}
-	if k := readKeys(http.Header{"Session-Id": {"ses_1"}}, []byte(`{"input":[{"role":"user","content":"title"}]}`)); k.session != "" {
+	if k, _ := readKeys(http.Header{"Session-Id": {"ses_1"}}, []byte(`{"input":[{"role":"user","content":"title"}]}`)); k.session != "" {
 		t.Fatalf("a request without prompt_cache_key got session %q", k.session)
 	}
 }
@@ -61,5 +61,24 @@ func TestAccountOf(t *testing.T) {
 	}
 	if _, ok := accountOf(http.Header{"Authorization": {"Basic dXNlcg=="}}); ok {
 		t.Fatal("a non-bearer Authorization named an account")
+	}
+}
+
+// TestScanBody: escaped names and values are read as JSON means them, a
+// non-string key is no session, and a body the scan cannot follow places
+// nothing (it is passed on natively).
+func TestScanBody(t *testing.T) {
+	k, err := scanBody([]byte(`{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"a\"]}"}]},` +
+		`{"ro\u006ce":"user","content":"b"},{"type":"custom_tool_call_output","call_id":"c","output":"o"}],"prompt_cache_key":"s\u00e9"}`))
+	if err != nil || k.session != "sé" || k.users != 2 || !k.lastTool || k.lastUser {
+		t.Fatalf("%+v %v", k, err)
+	}
+	if k, err := scanBody([]byte(`{"prompt_cache_key":7,"input":"text"}`)); err != nil || k.session != "" || k.users != 0 {
+		t.Fatalf("%+v %v", k, err)
+	}
+	for _, bad := range []string{`[1,2]`, `{"input":[{"role":"user"}`, `{"input":[{"role" "user"}]}`} {
+		if _, err := scanBody([]byte(bad)); err == nil {
+			t.Errorf("%s: placed", bad)
+		}
 	}
 }

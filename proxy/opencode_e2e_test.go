@@ -75,6 +75,7 @@ var globStep = supplier.Answer{Kind: supplier.ToolCall, Tool: "glob", Arguments:
 // turn's own reasoning kept on its tool step, the same turn sent directly is
 // rejected, and the title request (no prompt_cache_key) passes natively.
 func TestOpencodeAccountSwitches(t *testing.T) {
+	t.Parallel()
 	sup := startSupplier(t)
 	px := startProxy(t, sup.URL(), "")
 	o := &opencode{t: t, home: t.TempDir(), bin: clientBin(t, "opencode")}

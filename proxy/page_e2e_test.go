@@ -65,6 +65,7 @@ func (c *responsesClient) send(token, text string) (int, string) {
 // another origin that POSTs without the secret is refused and changes
 // nothing.
 func TestStatusPageInChromium(t *testing.T) {
+	t.Parallel()
 	sup := startSupplier(t)
 	px := startProxy(t, sup.URL(), "")
 	one := &responsesClient{t: t, base: px.URL, session: "page-session-one"}

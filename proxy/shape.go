@@ -1,0 +1,123 @@
+package proxy
+
+import (
+	"errors"
+
+	"github.com/continuity-dev/continuity/jsonscan"
+)
+
+// errShape reports a body the placing scan could not follow: it is not
+// JSON, or not an object, and is answered as INVALID_PAYLOAD unsent.
+var errShape = errors.New("proxy: the body is not a Responses request object")
+
+// bodyKeys is what placing a request reads from its body.
+type bodyKeys struct {
+	session  string // prompt_cache_key, "" when absent or not a string
+	users    int    // user messages in input
+	lastUser bool   // the last input item is a user message
+	lastTool bool   // the last input item is a tool result
+}
+
+// scanBody reads the session key and the shape of input with the
+// project's JSON scanner in trusted mode: value ends only, strings skipped
+// by a vectorised search, nothing decoded but the key and the short type
+// and role values. The filter validates the whole body afterwards.
+func scanBody(body []byte) (bodyKeys, error) {
+	var k bodyKeys
+	sc := jsonscan.Scanner{B: body, Trusted: true}
+	err := sc.Document(func(keyStart, keyEnd, v int) (int, error) {
+		name := body[keyStart:keyEnd]
+		switch {
+		case sc.StrIs(name, "prompt_cache_key"):
+			end, err := sc.Value(v)
+			if err == nil && body[v] == '"' {
+				if s, ok := sc.Decoded(body[v+1 : end-1]); ok {
+					k.session = string(s)
+				}
+			}
+			return end, err
+		case sc.StrIs(name, "input") && body[v] == '[':
+			return inputShape(&sc, v, &k)
+		}
+		return sc.Value(v)
+	})
+	if err != nil {
+		return bodyKeys{}, errShape
+	}
+	return k, nil
+}
+
+// inputShape walks the input array at i, reading each item's type and role.
+func inputShape(sc *jsonscan.Scanner, i int, k *bodyKeys) (int, error) {
+	b := sc.B
+	i = sc.WS(i + 1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		var end int
+		var err error
+		user, tool := false, false
+		if i < len(b) && b[i] == '{' {
+			user, tool, end, err = itemKind(sc, i)
+		} else {
+			end, err = sc.Value(i)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if user {
+			k.users++
+		}
+		k.lastUser, k.lastTool = user, tool
+		i = sc.WS(end)
+		switch {
+		case i < len(b) && b[i] == ',':
+			i = sc.WS(i + 1)
+		case i < len(b) && b[i] == ']':
+			return i + 1, nil
+		default:
+			return 0, errShape
+		}
+	}
+}
+
+// itemKind reads one input item object at i: whether it is a user message
+// (typed "message" or bare) or a tool result, and where it ends.
+func itemKind(sc *jsonscan.Scanner, i int) (user, tool bool, end int, err error) {
+	b := sc.B
+	var typ, role []byte
+	i = sc.WS(i + 1)
+	if i < len(b) && b[i] == '}' {
+		return false, false, i + 1, nil
+	}
+	for {
+		keyEnd, v, err := sc.Key(i)
+		if err != nil {
+			return false, false, 0, err
+		}
+		ve, err := sc.Value(v)
+		if err != nil {
+			return false, false, 0, err
+		}
+		switch name := b[i:keyEnd]; {
+		case sc.StrIs(name, "type"):
+			typ = b[v:ve]
+		case sc.StrIs(name, "role"):
+			role = b[v:ve]
+		}
+		i = sc.WS(ve)
+		if i < len(b) && b[i] == ',' {
+			i = sc.WS(i + 1)
+			continue
+		}
+		if i >= len(b) || b[i] != '}' {
+			return false, false, 0, errShape
+		}
+		end = i + 1
+		break
+	}
+	user = (typ == nil || sc.StrIs(typ, "message")) && sc.StrIs(role, "user")
+	tool = sc.StrIs(typ, "function_call_output") || sc.StrIs(typ, "custom_tool_call_output")
+	return user, tool, end, nil
+}
