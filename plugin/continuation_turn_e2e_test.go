@@ -11,6 +11,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/continuity-dev/continuity/fixtures/dsh"
 	"github.com/continuity-dev/continuity/fixtures/host"
 )
 
@@ -357,5 +358,32 @@ func TestFailedCreatesNeitherEndTheTurnNorCount(t *testing.T) {
 	contOK(t, "continue_session", contCall(t, h, a, "call-d", "continue_session", contArgs(a)), &c)
 	if !c.Created {
 		t.Errorf("result %+v", c)
+	}
+}
+
+// TestManifestRecordsTheModelLastUsed (issue 16): without any agent/request
+// in this process, the manifest's model is what the predecessor's own
+// events say it last used (DSH's assistant/message source).
+func TestManifestRecordsTheModelLastUsed(t *testing.T) {
+	reg := newContSessions()
+	h := contStart(t, t.TempDir(), reg)
+	const a = "ses-model"
+	dshSend(t, h, a, "turn/start", dsh.TurnStart(1))
+	dshSend(t, h, a, "user/message", dsh.Prompt("m1", "Summarise the audit."))
+	dshSend(t, h, a, "assistant/message", dsh.Assistant(1, 1, "deepseek-official", "deepseek-v4-flash", "Done.", nil, 10))
+	dshSend(t, h, a, "turn/end", dsh.TurnEnd(1, "completed"))
+	dshSend(t, h, a, "turn/start", dsh.TurnStart(2))
+	dshSend(t, h, a, "user/message", dsh.Prompt("m2", "Now something else entirely."))
+	args := contArgs(a)
+	args["sources"] = []any{}
+	res, err := h.ToolCall(ctxT(t), host.ToolCallParams{SessionID: a, Turn: 2, CallID: "call-m", Name: "continue_session", Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c contContinued
+	contOK(t, "continue_session", res, &c)
+	m := contRemote(t, h, "manifest", map[string]any{"manifestId": c.ManifestID})
+	if got := gjson.GetBytes(m, "model"); got.Get("model").Str != "deepseek-v4-flash" || got.Get("provider").Str != "deepseek-official" {
+		t.Errorf("manifest model = %s", got.Raw)
 	}
 }
