@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/continuity-dev/continuity/turns"
 	"github.com/continuity-dev/continuity/wire"
+	"go.uber.org/zap"
 )
 
 // initializeParams is PROTOCOL.md §3 initialize.
@@ -18,6 +20,9 @@ type initializeParams struct {
 	} `json:"host"`
 	DataDir      string           `json:"dataDir,omitempty"`
 	Capabilities hostCapabilities `json:"capabilities"`
+	// PayloadProviders names the host's providers whose Responses calls
+	// take part; absent or null is the default set.
+	PayloadProviders *[]string `json:"payloadProviders,omitempty"`
 }
 
 type hostCapabilities struct {
@@ -62,6 +67,10 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 			msg:  "unsupported protocol version",
 			data: map[string]any{"code": "PROTOCOL_VERSION_UNSUPPORTED", "supported": []string{ProtocolVersion}}}
 	}
+	providers, err := s.payloadProviders(p.PayloadProviders)
+	if err != nil {
+		return nil, err
+	}
 	if s.svc() != nil {
 		return nil, &protocolError{code: wire.CodeInvalidRequest, msg: "already initialized"}
 	}
@@ -72,7 +81,7 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 	if dir == "" {
 		dir = defaultDataDir()
 	}
-	svc, act, err := s.startServices(ctx, dir, p.Capabilities)
+	svc, act, err := s.startServices(ctx, dir, p.Capabilities, providers)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +95,25 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 		Activation:      act,
 		Capabilities:    svc.capabilities(),
 	}, nil
+}
+
+// payloadProviders reads initialize.payloadProviders: the names continuity
+// can filter are accepted (and echoed), unknown ones are logged and left
+// out, and a list with none it can filter is refused by name.
+func (s *Server) payloadProviders(declared *[]string) (turns.Providers, error) {
+	if declared == nil {
+		return turns.DefaultProviders(), nil
+	}
+	providers, ignored, err := turns.NewProviders(*declared)
+	if len(ignored) > 0 {
+		s.log.Warn("payload providers not supported, left out", zap.Strings("providers", ignored))
+	}
+	if err != nil {
+		return turns.Providers{}, &protocolError{code: wire.CodeInvalidParams,
+			msg:  "initialize: payloadProviders: " + err.Error(),
+			data: map[string]any{"code": "PAYLOAD_PROVIDERS_UNSUPPORTED", "supported": turns.SupportedProviders()}}
+	}
+	return providers, nil
 }
 
 func (s *Server) requestShutdown() {

@@ -22,20 +22,23 @@ import (
 
 // services holds the feature services of an initialized connection.
 type services struct {
-	log      *zap.Logger
-	dataDir  string
-	caps     hostCapabilities
-	db       *sql.DB
-	policy   *settings.Policy
-	consent  *remote.Consent
-	turns    *turns.Manager
-	session  *remote.SessionContinuation
-	cont     *continuation.Service
-	boundary *boundary.Service
-	decider  *decider
-	accounts *turns.AccountStore
-	models   *models
-	tools    []toolDef
+	log     *zap.Logger
+	dataDir string
+	caps    hostCapabilities
+	// providers are the host's payloadProviders (the default set when it
+	// declared none).
+	providers turns.Providers
+	db        *sql.DB
+	policy    *settings.Policy
+	consent   *remote.Consent
+	turns     *turns.Manager
+	session   *remote.SessionContinuation
+	cont      *continuation.Service
+	boundary  *boundary.Service
+	decider   *decider
+	accounts  *turns.AccountStore
+	models    *models
+	tools     []toolDef
 	// activationErr is nil once the creation-time epoch is in place.
 	activationErr atomic.Pointer[error]
 	// storeErr is STORAGE_UNAVAILABLE when continuity.db could not be
@@ -70,8 +73,8 @@ type toolDef struct {
 // filter; always, the Remotes, which answer the code), and what does
 // (session continuation, managed context, embedded settings) answers
 // the code too.
-func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCapabilities) (*services, activation, error) {
-	svc := &services{log: s.log, dataDir: dataDir, caps: caps, models: &models{m: map[string]continuation.Model{}}}
+func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCapabilities, providers turns.Providers) (*services, activation, error) {
+	svc := &services{log: s.log, dataDir: dataDir, caps: caps, providers: providers, models: &models{m: map[string]continuation.Model{}}}
 	storeErr := usableDir(dataDir)
 	var store hostapi.Settings = s.host
 	if !caps.Settings {
@@ -110,17 +113,17 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 		accounts = svc.accounts
 	}
 	svc.turns = turns.New(turns.Options{
-		Policy:         svc.policy,
-		Consent:        svc.consent,
-		Agents:         agentsCap(caps, s.host),
-		Sessions:       sessionsCap(caps, s.host),
-		Emitter:        emit,
-		Now:            s.cfg.Now,
-		StripPairedIDs: true,
-		Ready:          svc.ready,
-		Accounts:       accounts,
-		Base:           s.base,
-		Log:            s.log,
+		Policy:    svc.policy,
+		Consent:   svc.consent,
+		Agents:    agentsCap(caps, s.host),
+		Sessions:  sessionsCap(caps, s.host),
+		Emitter:   emit,
+		Now:       s.cfg.Now,
+		Providers: providers,
+		Ready:     svc.ready,
+		Accounts:  accounts,
+		Base:      s.base,
+		Log:       s.log,
 	})
 	svc.session = remote.NewSessionContinuation(svc.policy, agentsCap(caps, s.host), svc.turns, emit, svc.consent)
 	if storeErr != nil {
@@ -215,7 +218,7 @@ func (svc *services) ready() error {
 func (svc *services) capabilities() capabilities {
 	return capabilities{
 		PayloadFilter: payloadFilterCaps{
-			Providers: []string{turns.Provider},
+			Providers: svc.providers.Names(),
 			APIs:      []string{"openai-responses"},
 			Purposes:  []string{"chat", "compaction"},
 		},

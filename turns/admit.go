@@ -81,7 +81,7 @@ func (a *admission) revokedErr() error {
 // requests of the turn are bound to that admission. Other providers are not
 // admitted (nil, nil).
 func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, error) {
-	if req.Config.Provider != Provider {
+	if !m.opt.Providers.takesPart(req.Config.Provider) {
 		return nil, nil
 	}
 	if req.Turn < 0 || req.Step < 1 || req.RequestID == "" {
@@ -151,7 +151,7 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 		persistent: res.Enabled,
 		account:    account,
 		model:      req.Config.Model,
-		filter:     filter.NewTurn(filter.Options{StripPairedIDs: m.opt.StripPairedIDs, Prevalidated: true, NoCopy: true}),
+		filter:     filter.NewTurn(filter.Options{StripPairedIDs: m.opt.Providers.stripsPairedIDs(req.Config.Provider), Prevalidated: true, NoCopy: true}),
 	}
 
 	m.mu.Lock()

@@ -89,7 +89,7 @@ func (m *Manager) compactionPayload(ctx context.Context, req PayloadRequest, pay
 		defer m.mu.Unlock()
 		return bracketRevoked(br)
 	}
-	seg := filter.NewTurn(filter.Options{StripPairedIDs: m.opt.StripPairedIDs, Prevalidated: true, NoCopy: true})
+	seg := filter.NewTurn(filter.Options{StripPairedIDs: m.opt.Providers.stripsPairedIDs(req.Provider), Prevalidated: true, NoCopy: true})
 	res, err := seg.Apply(ctx, payload, revoked)
 	if err != nil {
 		return PayloadResult{}, err

@@ -19,6 +19,3 @@
 // held, never the other way round. session.admitMu serializes admissions of
 // one session and is taken before Manager.mu.
 package turns
-
-// Provider is the only provider whose payloads take part.
-const Provider = "github-copilot-preview"

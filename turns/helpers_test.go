@@ -126,7 +126,7 @@ func newRig(t *testing.T) *rig {
 	r := &rig{t: t, policy: &fakePolicy{on: map[string]bool{}}, consent: &fakeConsent{set: map[string]bool{}},
 		agents: &fakeAgents{missing: map[string]bool{}}, events: &recorder{t: t}, clock: &clock{now: time.UnixMilli(1_700_000_000_000)}}
 	r.Manager = New(Options{Policy: r.policy, Consent: r.consent, Agents: r.agents, Emitter: r.events,
-		Now: r.clock.Now, StripPairedIDs: true})
+		Now: r.clock.Now})
 	t.Cleanup(func() { r.Close(context.Background()) })
 	return r
 }

@@ -37,9 +37,9 @@ type Options struct {
 	Sessions hostapi.Sessions
 	Emitter  hostapi.Emitter
 	Now      func() time.Time
-	// StripPairedIDs removes the id of an item that directly followed an
-	// omitted reasoning item (DESIGN.md §2.3); on for Copilot.
-	StripPairedIDs bool
+	// Providers is whose payloads take part (the zero value: the default
+	// set), each with its paired-id decision (DESIGN.md §2.3).
+	Providers Providers
 	// Ready reports whether activation succeeded; admission is refused
 	// with INITIALIZATION_FAILED while it returns a non-nil error.
 	Ready func() error

@@ -68,7 +68,7 @@ func (r PayloadResult) Hex() string { return hex.EncodeToString(r.SHA256[:]) }
 // Payload handles llm/payload. payload is the request body's bytes, already
 // validated as JSON by the wire.
 func (m *Manager) Payload(ctx context.Context, req PayloadRequest, payload []byte) (PayloadResult, error) {
-	if native(req, payload) {
+	if m.native(req, payload) {
 		return m.nativeResult(req, payload), nil
 	}
 	if req.Purpose == "compaction" {
@@ -173,8 +173,8 @@ func (m *Manager) pollFor(a *admission) func() error {
 // native reports whether a payload does not take part at all: another
 // provider, a purpose other than chat or compaction, or a body that is not
 // an OpenAI Responses request (Chat Completions has messages, not input).
-func native(req PayloadRequest, payload []byte) bool {
-	if req.Provider != Provider {
+func (m *Manager) native(req PayloadRequest, payload []byte) bool {
+	if !m.opt.Providers.takesPart(req.Provider) {
 		return true
 	}
 	if req.Purpose != "chat" && req.Purpose != "compaction" {

@@ -31,7 +31,7 @@ func (m *Manager) filtered(a *admission, req PayloadRequest, out PayloadResult) 
 // nativeNotice records that a chat payload of a managed turn went native
 // (policy off); other providers, purposes and unbound requests get none.
 func (m *Manager) nativeNotice(req PayloadRequest) {
-	if req.Provider != Provider || req.Purpose != "chat" {
+	if !m.opt.Providers.takesPart(req.Provider) || req.Purpose != "chat" {
 		return
 	}
 	m.mu.Lock()
