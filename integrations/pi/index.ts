@@ -1,0 +1,34 @@
+// continuity for the pi coding agent. Loaded with `pi -e` or installed with
+// `pi install`; it runs `continuity serve` as a child and maps pi onto the
+// continuity protocol: visible-history continuation across account
+// switches, session continuation into successors, and managed context.
+// Every import from pi is a type import, so the extension loads on both
+// pi package lines (@mariozechner/pi-coding-agent 0.73.x and
+// @earendil-works/pi-coding-agent 1.x).
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { continuityCommand, USAGE } from "./src/commands.ts";
+import { Extension } from "./src/extension.ts";
+import { serveHost } from "./src/host.ts";
+import { registerSuccessorCommand, registerTools } from "./src/successor.ts";
+
+export default async function continuity(pi: ExtensionAPI): Promise<void> {
+	const ext = new Extension(pi, process.env.PI_VERSION ?? "unknown", serveHost);
+	ext.register();
+	pi.registerCommand("continuity", {
+		description: `Visible-history continuation and session continuation: ${USAGE}`,
+		handler: (args, ctx) => continuityCommand(ext, args, ctx),
+	});
+	registerSuccessorCommand(ext, pi);
+	// The plugin starts with the extension, so its tools are pi's from the
+	// first prompt and the first load's activation precedes sessions born
+	// afterwards. A plugin that cannot start is reported and retried.
+	try {
+		const started = await ext.connect();
+		registerTools(ext, started.init.capabilities.tools);
+		if (started.init.activation.state === "failed") {
+			process.stderr.write(`continuity: activation failed (${started.init.activation.code})\n`);
+		}
+	} catch (err) {
+		process.stderr.write(`continuity: ${(err as Error).message}\n`);
+	}
+}

@@ -1,0 +1,104 @@
+// /continuity: the Session policy and the continuation views.
+//   /continuity                   the policy (and the active turn's, when it differs) and this turn's omissions
+//   /continuity on|off|default    this session's policy (on only after the loss disclosure is confirmed)
+//   /continuity new-sessions on|off   the creation-time default for sessions born afterwards
+//   /continuity lineage | handoff the session's lineage path and the handoff that created it
+// Without a UI, confirming is part of the command: `/continuity on confirm`.
+import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import type { Extension } from "./extension.ts";
+import { policy, views } from "./remote.ts";
+import type { Peer } from "./rpc.ts";
+
+export const USAGE = "/continuity [on|off|default|new-sessions on|off|lineage|handoff]";
+
+export async function continuityCommand(ext: Extension, args: string, ctx: ExtensionCommandContext): Promise<void> {
+	const words = args.trim().split(/\s+/).filter(Boolean);
+	const t = ext.texts.t.bind(ext.texts);
+	const out = (s: string) => (ctx.hasUI ? ctx.ui.notify(s, "info") : process.stdout.write(`${s}\n`));
+	await ext.guard(ctx, async () => {
+		const { peer } = await ext.connect();
+		const sid = ctx.sessionManager.getSessionId();
+		ext.log(ctx);
+		const [verb, arg, confirm] = words;
+		switch (verb) {
+			case undefined:
+				out(await show(ext, peer, sid));
+				return;
+			case "on":
+				if (!(await confirmed(ext, ctx, arg === "confirm"))) return;
+				await policy.set(peer, sid, true);
+				out(await show(ext, peer, sid));
+				return;
+			case "off":
+				await policy.set(peer, sid, false);
+				out(await show(ext, peer, sid));
+				return;
+			case "default":
+				await policy.set(peer, sid, null);
+				out(await show(ext, peer, sid));
+				return;
+			case "new-sessions":
+				if (arg === "on") {
+					if (!(await confirmed(ext, ctx, confirm === "confirm"))) return;
+					await policy.setDefault(peer, true);
+				} else if (arg === "off") await policy.setDefault(peer, false);
+				else break;
+				out(await show(ext, peer, sid));
+				return;
+			case "lineage":
+				out(renderLineage(await views.lineage(peer, sid)));
+				return;
+			case "handoff": {
+				const edge = lastEdge(await views.lineage(peer, sid));
+				out(edge ? JSON.stringify(await views.handoff(peer, edge), null, 2) : `${t("policy.label")}: no continuation edge leads to this session`);
+				return;
+			}
+		}
+		ext.prompts.say(ctx, `usage: ${USAGE}`, "warning");
+	});
+}
+
+/** confirmed shows the loss disclosure and asks; without a UI the word "confirm" is the answer. */
+async function confirmed(ext: Extension, ctx: ExtensionCommandContext, inArgs: boolean): Promise<boolean> {
+	const t = ext.texts.t.bind(ext.texts);
+	if (!ctx.hasUI) {
+		if (inArgs) return true;
+		ext.prompts.say(ctx, `${t("offer.enable.title")}: ${t("offer.disclosure")} (repeat with "confirm" to accept)`, "warning");
+		return false;
+	}
+	return ctx.ui.confirm(t("offer.enable.title"), t("offer.disclosure"));
+}
+
+/** show renders the Session policy view and this turn's notices. */
+async function show(ext: Extension, peer: Peer, sid: string): Promise<string> {
+	const t = ext.texts.t.bind(ext.texts);
+	const v = await policy.get(peer, sid);
+	const d = await policy.defaults(peer);
+	const onOff = (b: boolean) => t(b ? "policy.on" : "policy.off");
+	const lines = [`${t("policy.label")} — ${t("policy.session")}: ${onOff(v.enabled)}${v.source === "default" ? ` (${t("policy.default")})` : ""}`];
+	if (v.activeTurnEnabled !== undefined && v.activeTurnEnabled !== v.enabled) {
+		lines.push(`${t("policy.pendingNextTurn")} (${onOff(v.activeTurnEnabled)})`);
+	}
+	lines.push(`${t("policy.default")}: ${onOff(d.enabled)}`);
+	const { notices } = await views.notices(peer, sid);
+	for (const n of notices) {
+		const f = n.filtered ?? { items: 0, codeUnits: 0, strippedIds: 0 };
+		lines.push(t(n.textKey, { items: f.items, codeUnits: f.codeUnits, strippedIds: f.strippedIds, code: n.code ?? "" }));
+	}
+	return lines.join("\n");
+}
+
+interface Lineage {
+	sessions?: { sessionId: string; title?: string; edgeId?: string; reason?: string; at?: number; current: boolean }[];
+}
+
+function renderLineage(v: Lineage): string {
+	return (v.sessions ?? [])
+		.map((s, i) => `${i === 0 ? "" : "→ "}${s.sessionId}${s.title ? ` "${s.title}"` : ""}${s.reason ? ` (${s.reason})` : ""}${s.current ? " *" : ""}`)
+		.join("\n");
+}
+
+function lastEdge(v: Lineage): string | undefined {
+	const cur = (v.sessions ?? []).find((s) => s.current);
+	return cur?.edgeId;
+}

@@ -1,0 +1,103 @@
+// Session continuation in pi: the plugin's tools as pi tools (forwarded as
+// tool/call), and the queued command that creates a successor the plugin
+// asked for with ctx.newSession. The successor starts with the projection
+// as its first message, and its run answers the initiating message the
+// projection carries verbatim.
+import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { Extension } from "./extension.ts";
+import { HEADER_ENTRY } from "./extension.ts";
+import { pendingSuccessors, SUCCESSOR_COMMAND } from "./host.ts";
+import type { ToolInfo } from "./plugin.ts";
+
+interface ToolCallResult {
+	content: { type: "text"; text: string }[];
+	structured?: Record<string, unknown>;
+	isError?: boolean;
+	endsTurn?: boolean;
+}
+
+const LABELS: Record<string, string> = {
+	continue_session: "Continue session",
+	session_recall: "Session recall",
+	session_lineage: "Session lineage",
+	projection_manifest: "Projection manifest",
+	pin_task: "Pin task",
+};
+
+/** registerTools declares the plugin's tools to pi, each forwarded as tool/call. */
+export function registerTools(ext: Extension, tools: ToolInfo[]): void {
+	for (const tool of tools) {
+		ext.pi.registerTool({
+			name: tool.name,
+			label: LABELS[tool.name] ?? tool.name,
+			description: tool.description ?? tool.name,
+			// The plugin's JSON Schema as it is: pi validates plain JSON Schema too.
+			parameters: tool.inputSchema as never,
+			async execute(toolCallId: string, params: unknown, signal: AbortSignal | undefined, _onUpdate: unknown, ctx: ExtensionContext) {
+				const { peer } = await ext.connect();
+				const log = ext.log(ctx);
+				const res = await peer.request<ToolCallResult>(
+					"tool/call",
+					{ sessionId: log.sessionId, turn: log.turn, callId: toolCallId, name: tool.name, arguments: params ?? {} },
+					signal,
+				);
+				if (res.isError) throw new Error(res.content.map((c) => c.text).join("\n"));
+				if (res.endsTurn) ext.ended.add(log.sessionId);
+				return { content: res.content, details: res.structured ?? {}, terminate: res.endsTurn === true };
+			},
+		} as never);
+	}
+}
+
+/** registerSuccessorCommand adds the command session/create queues. */
+export function registerSuccessorCommand(ext: Extension, pi: ExtensionAPI): void {
+	pi.registerCommand(SUCCESSOR_COMMAND, {
+		description: "Create the successor session continuity prepared (queued by continue_session)",
+		handler: async (args: string, ctx: ExtensionCommandContext) => {
+			const p = pendingSuccessors.get(args.trim());
+			if (!p) {
+				ext.prompts.say(ctx, `no pending successor ${JSON.stringify(args.trim())}`, "error");
+				return;
+			}
+			await ctx.waitForIdle();
+			pendingSuccessors.delete(p.sessionId);
+			const parentSession = ctx.sessionManager.getSessionFile();
+			const first = renderProjection(p.context);
+			await ctx.newSession({
+				parentSession,
+				setup: async (sm) => {
+					// The id the plugin was given for this successor.
+					sm.newSession({ id: p.sessionId, parentSession });
+					sm.appendCustomEntry(HEADER_ENTRY, p.header);
+				},
+				withSession: async (next) => {
+					if (p.title) next.ui.notify(p.title, "info");
+					await next.sendUserMessage(first);
+				},
+			});
+		},
+	});
+}
+
+interface Section {
+	kind: string;
+	text?: string;
+	eventId?: string;
+	state?: { kind?: string; text?: string }[];
+	handoff?: Record<string, unknown>;
+	events?: { eventId?: string; type?: string; text?: string }[];
+	omitted?: unknown[];
+}
+
+/** renderProjection writes the projection's sections as the successor's first message. */
+export function renderProjection(context: unknown): string {
+	const sections = ((context as { sections?: Section[] } | null)?.sections ?? []) as Section[];
+	const parts: string[] = [];
+	for (const s of sections) {
+		if (typeof s.text === "string") parts.push(s.text);
+		else if (s.state) parts.push(s.state.map((i) => `- ${i.text ?? JSON.stringify(i)}`).join("\n"));
+		else if (s.handoff) parts.push(JSON.stringify(s.handoff, null, 2));
+		else if (s.events) parts.push(s.events.map((e) => e.text ?? JSON.stringify(e)).join("\n"));
+	}
+	return parts.join("\n\n");
+}
