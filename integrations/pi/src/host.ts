@@ -64,7 +64,9 @@ export function serveHost(peer: Peer, ext: Extension): void {
 		created.set(key, sessionId);
 		ext.seeded.set(sessionId, header);
 		pendingSuccessors.set(sessionId, { sessionId, predecessorId, title: String(p.title ?? ""), header, context: p.context });
-		ext.pi.sendUserMessage(`/${SUCCESSOR_COMMAND} ${sessionId}`, { deliverAs: "followUp" });
+		// pi 1.x runs a queued slash command when asked to expand it; pi
+		// 0.73 cannot, and the input hook (successor.ts) asks the person.
+		ext.pi.sendUserMessage(`/${SUCCESSOR_COMMAND} ${sessionId}`, { deliverAs: "followUp", expandPromptTemplates: true } as never);
 		return { sessionId, created: true };
 	});
 	peer.onNotification("remote/event", () => {

@@ -51,6 +51,14 @@ export function registerTools(ext: Extension, tools: ToolInfo[]): void {
 
 /** registerSuccessorCommand adds the command session/create queues. */
 export function registerSuccessorCommand(ext: Extension, pi: ExtensionAPI): void {
+	// A pi line that delivers the queued command as text (0.73) would send
+	// it to the model: it is stopped here, and the person runs it instead.
+	pi.on("input", async (e, ctx) => {
+		const prefix = `/${SUCCESSOR_COMMAND} `;
+		if (e.source !== "extension" || !e.text.startsWith(prefix)) return { action: "continue" };
+		ext.prompts.say(ctx, `The successor session is ready: run ${e.text.trim()} to continue there.`);
+		return { action: "handled" };
+	});
 	pi.registerCommand(SUCCESSOR_COMMAND, {
 		description: "Create the successor session continuity prepared (queued by continue_session)",
 		handler: async (args: string, ctx: ExtensionCommandContext) => {
@@ -87,6 +95,18 @@ interface Section {
 	handoff?: Record<string, unknown>;
 	events?: { eventId?: string; type?: string; text?: string }[];
 	omitted?: unknown[];
+	data?: { text?: unknown; content?: unknown };
+}
+
+/** messageText is a DSH message's text: a string, or its text blocks joined. */
+function messageText(data: Section["data"]): string | undefined {
+	if (typeof data?.text === "string") return data.text;
+	if (typeof data?.content === "string") return data.content;
+	if (!Array.isArray(data?.content)) return undefined;
+	return (data.content as { type?: string; text?: string }[])
+		.filter((b) => b.type === "text" && typeof b.text === "string")
+		.map((b) => b.text)
+		.join("\n");
 }
 
 /** renderProjection writes the projection's sections as the successor's first message. */
@@ -94,7 +114,9 @@ export function renderProjection(context: unknown): string {
 	const sections = ((context as { sections?: Section[] } | null)?.sections ?? []) as Section[];
 	const parts: string[] = [];
 	for (const s of sections) {
+		const data = messageText(s.data);
 		if (typeof s.text === "string") parts.push(s.text);
+		else if (data !== undefined) parts.push(data);
 		else if (s.state) parts.push(s.state.map((i) => `- ${i.text ?? JSON.stringify(i)}`).join("\n"));
 		else if (s.handoff) parts.push(JSON.stringify(s.handoff, null, 2));
 		else if (s.events) parts.push(s.events.map((e) => e.text ?? JSON.stringify(e)).join("\n"));
