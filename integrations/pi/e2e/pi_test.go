@@ -32,7 +32,7 @@ type piLine struct {
 }
 
 // packageDir is integrations/pi, the extension package.
-func packageDir(t *testing.T) string {
+func packageDir(t testing.TB) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Dir(filepath.Dir(file))
@@ -77,6 +77,8 @@ type rig struct {
 	home     string
 	trace    string
 	bin      string
+	// form is CONTINUITY_PAYLOAD_FORM for the extension ("" is its default).
+	form string
 }
 
 func newRig(t *testing.T, line piLine) *rig {
@@ -125,6 +127,9 @@ func (r *rig) env(acct string) []string {
 		"CONTINUITY_DATA_DIR=" + r.dataDir,
 		"CONTINUITY_TRACE=" + r.trace,
 		"CONTINUITY_LOCALE=en",
+	}
+	if r.form != "" {
+		env = append(env, "CONTINUITY_PAYLOAD_FORM="+r.form)
 	}
 	if acct != "" {
 		env = append(env, "COPILOT_GITHUB_TOKEN="+acct)

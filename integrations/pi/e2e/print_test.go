@@ -27,51 +27,60 @@ func (r *rig) activate() {
 // creation-time default): every request is accepted, the bytes the
 // supplier received are the plugin's output, earlier turns' reasoning is
 // omitted, and the reasoning of the turn's own tool step is kept.
+//
+// In the body form the whole body goes to the plugin and the digest the
+// plugin reports is of its own output bytes; in the digest form (the
+// default) the body stays pi's object and the trace's digest is of the
+// body the extension hands pi. Either way the supplier must receive
+// exactly those bytes.
 func TestPrintAccountSwitchesWithPolicyOn(t *testing.T) {
 	for _, line := range piLines(t) {
-		t.Run(line.name, func(t *testing.T) {
-			r := newRig(t, line)
-			r.activate()
-			accounts := []string{"acct-A", "acct-B", "acct-B", "acct-A"}
-			for i, acct := range accounts {
-				res := r.print(acct, "list the files")
-				if res.err != nil || strings.TrimSpace(res.stdout) == "" {
-					t.Fatalf("turn %d as %s: %v\nstdout:\n%s\nstderr:\n%s", i+1, acct, res.err, res.stdout, res.stderr)
+		for _, form := range []string{"body", "digest"} {
+			t.Run(line.name+"/"+form, func(t *testing.T) {
+				r := newRig(t, line)
+				r.form = form
+				r.activate()
+				accounts := []string{"acct-A", "acct-B", "acct-B", "acct-A"}
+				for i, acct := range accounts {
+					res := r.print(acct, "list the files")
+					if res.err != nil || strings.TrimSpace(res.stdout) == "" {
+						t.Fatalf("turn %d as %s: %v\nstdout:\n%s\nstderr:\n%s", i+1, acct, res.err, res.stdout, res.stderr)
+					}
 				}
-			}
-			reqs := r.sup.Requests()
-			trs := r.traces()
-			if len(reqs) != 2*len(accounts) || len(trs) != len(reqs) {
-				t.Fatalf("supplier saw %d requests, the extension traced %d; want %d (a tool step and an answer per turn)", len(reqs), len(trs), 2*len(accounts))
-			}
-			for i, req := range reqs {
-				if req.Status != 200 {
-					t.Fatalf("request %d (%s) rejected: %d %s", i+1, req.Account, req.Status, req.Problem)
+				reqs := r.sup.Requests()
+				trs := r.traces()
+				if len(reqs) != 2*len(accounts) || len(trs) != len(reqs) {
+					t.Fatalf("supplier saw %d requests, the extension traced %d; want %d (a tool step and an answer per turn)", len(reqs), len(trs), 2*len(accounts))
 				}
-				if got := sha(req.Body); got != trs[i].SHA256 {
-					t.Fatalf("request %d: the supplier received bytes with sha256 %s, the plugin's output has %s", i+1, got, trs[i].SHA256)
+				for i, req := range reqs {
+					if req.Status != 200 {
+						t.Fatalf("request %d (%s) rejected: %d %s", i+1, req.Account, req.Status, req.Problem)
+					}
+					if got := sha(req.Body); got != trs[i].SHA256 {
+						t.Fatalf("request %d: the supplier received bytes with sha256 %s, the plugin's output has %s", i+1, got, trs[i].SHA256)
+					}
+					if want := accounts[i/2]; req.Account != want {
+						t.Fatalf("request %d made as %s, want %s", i+1, req.Account, want)
+					}
 				}
-				if want := accounts[i/2]; req.Account != want {
-					t.Fatalf("request %d made as %s, want %s", i+1, req.Account, want)
+				for turn := range accounts {
+					first, second := reqs[2*turn], reqs[2*turn+1]
+					if ids := reasoningIDs(t, first.Body); len(ids) != 0 {
+						t.Fatalf("turn %d step 1 still carries earlier reasoning %v", turn+1, ids)
+					}
+					if turn > 0 && (trs[2*turn].Outcome != "filtered" || trs[2*turn].Omitted.Items != 2*turn || trs[2*turn].Omitted.StrippedIDs == 0) {
+						t.Fatalf("turn %d step 1: %+v, want the %d earlier reasoning items omitted with their paired ids", turn+1, trs[2*turn], 2*turn)
+					}
+					kept := reasoningIDs(t, second.Body)
+					if len(kept) != 1 {
+						t.Fatalf("turn %d step 2 carries reasoning %v; want exactly the tool step's own", turn+1, kept)
+					}
+					if trs[2*turn+1].Turn != turn+1 || trs[2*turn+1].Step != 2 {
+						t.Fatalf("request %d traced as turn %d step %d", 2*turn+2, trs[2*turn+1].Turn, trs[2*turn+1].Step)
+					}
 				}
-			}
-			for turn := range accounts {
-				first, second := reqs[2*turn], reqs[2*turn+1]
-				if ids := reasoningIDs(t, first.Body); len(ids) != 0 {
-					t.Fatalf("turn %d step 1 still carries earlier reasoning %v", turn+1, ids)
-				}
-				if turn > 0 && (trs[2*turn].Outcome != "filtered" || trs[2*turn].Omitted.Items != 2*turn || trs[2*turn].Omitted.StrippedIDs == 0) {
-					t.Fatalf("turn %d step 1: %+v, want the %d earlier reasoning items omitted with their paired ids", turn+1, trs[2*turn], 2*turn)
-				}
-				kept := reasoningIDs(t, second.Body)
-				if len(kept) != 1 {
-					t.Fatalf("turn %d step 2 carries reasoning %v; want exactly the tool step's own", turn+1, kept)
-				}
-				if trs[2*turn+1].Turn != turn+1 || trs[2*turn+1].Step != 2 {
-					t.Fatalf("request %d traced as turn %d step %d", 2*turn+2, trs[2*turn+1].Turn, trs[2*turn+1].Step)
-				}
-			}
-		})
+			})
+		}
 	}
 }
 

@@ -85,12 +85,16 @@ export class SessionLog {
 	/** The seq of each tool call's tool/call event, for its result's sourceEventSeqs. */
 	private readonly callSeqs = new Map<string, number>();
 
-	constructor(
-		readonly sessionId: string,
-		readonly header: BirthHeader,
-		private readonly store: EntryStore,
-		private readonly send: Send,
-	) {
+	readonly sessionId: string;
+	readonly header: BirthHeader;
+	private readonly store: EntryStore;
+	private readonly send: Send;
+
+	constructor(sessionId: string, header: BirthHeader, store: EntryStore, send: Send) {
+		this.sessionId = sessionId;
+		this.header = header;
+		this.store = store;
+		this.send = send;
 		for (const e of store.entries()) {
 			if (e.type !== "custom" || e.customType !== EVENT_ENTRY) continue;
 			const ev = e.data as SessionEvent;

@@ -5,7 +5,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { accountDigest } from "./account.ts";
 import { type BirthHeader, birthHeader, type PiMessage, type SessionEvent, SessionLog } from "./events.ts";
-import { admit, failure, filterPayload, type RequestRef, trace } from "./payload.ts";
+import { admit, failure, filterDigest, filterPayload, type RequestRef, trace } from "./payload.ts";
 import { PAYLOAD_PROVIDERS, type Started, start } from "./plugin.ts";
 import { views } from "./remote.ts";
 import { ClosedError, RPCError, type Peer } from "./rpc.ts";
@@ -30,11 +30,14 @@ export class Extension {
 	private requests = 0;
 	private idleOf: (sessionId: string) => boolean = () => true;
 
-	constructor(
-		readonly pi: ExtensionAPI,
-		private readonly hostVersion: string,
-		private readonly serveHost: (peer: Peer, ext: Extension) => void,
-	) {
+	readonly pi: ExtensionAPI;
+	private readonly hostVersion: string;
+	private readonly serveHost: (peer: Peer, ext: Extension) => void;
+
+	constructor(pi: ExtensionAPI, hostVersion: string, serveHost: (peer: Peer, ext: Extension) => void) {
+		this.pi = pi;
+		this.hostVersion = hostVersion;
+		this.serveHost = serveHost;
 		this.prompts = new Prompts(this);
 	}
 
@@ -172,6 +175,11 @@ export class Extension {
 			const admission = await admit(peer, ref, reasoningEffort(payload));
 			this.inFlight.set(log.sessionId, ref);
 			if (!admission) return undefined;
+			if (payloadForm() === "digest") {
+				const { body, res } = await filterDigest(peer, ref, payload, ctx.signal);
+				trace(ref, res, body ?? payload);
+				return body;
+			}
 			const res = await filterPayload(peer, ref, payload, ctx.signal);
 			trace(ref, res);
 			if (res.outcome === "filtered") return res.payload;
@@ -221,6 +229,16 @@ function endReason(messages: PiMessage[] | undefined): Record<string, unknown> {
 		default:
 			return { kind: "completed" };
 	}
+}
+
+/**
+ * payloadForm is how bodies go to the plugin: "digest" (the default: only
+ * per-item digests cross the pipe, the body stays pi's object) or "body"
+ * (the whole body, and the plugin's bytes come back), from
+ * CONTINUITY_PAYLOAD_FORM.
+ */
+export function payloadForm(env: NodeJS.ProcessEnv = process.env): "digest" | "body" {
+	return env.CONTINUITY_PAYLOAD_FORM === "body" ? "body" : "digest";
 }
 
 function reasoningEffort(payload: unknown): string | undefined {

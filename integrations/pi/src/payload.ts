@@ -4,6 +4,7 @@
 // replaces pi's payload. Any plugin error stops the request: pi goes on
 // after a throwing handler, so the request is aborted and the named
 // diagnostic shown instead.
+import { createHash } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import type { Peer } from "./rpc.ts";
 
@@ -49,6 +50,66 @@ export async function filterPayload(peer: Peer, r: RequestRef, body: unknown, si
 	return peer.request<PayloadResult>("llm/payload", params, signal);
 }
 
+/** A Responses body as pi's payload hook holds it. */
+interface Body {
+	input?: unknown;
+	[k: string]: unknown;
+}
+
+type Item = Record<string, unknown>;
+
+export interface DigestResult {
+	outcome: "filtered" | "unchanged" | "native";
+	omit?: number[];
+	strip?: number[];
+	omitted: { items: number; codeUnits: number; strippedIds: number };
+}
+
+/**
+ * filterDigest is the digest form (llm/payloadDigest): the body stays an
+ * object here; each top-level item is described by its type, whether it has
+ * an id, and for reasoning the SHA-256 of its encrypted_content with that
+ * string's length in UTF-16 code units. The plugin answers which items to
+ * omit and whose id to remove, and the kept items go out as the very
+ * objects pi built. It returns the body to send (undefined: pi's own) and
+ * the result.
+ */
+export async function filterDigest(peer: Peer, r: RequestRef, body: unknown, signal?: AbortSignal): Promise<{ body: unknown; res: DigestResult }> {
+	const input = (body as Body | null)?.input;
+	if (!Array.isArray(input)) {
+		// Not a Responses body (Chat Completions, Anthropic Messages): it
+		// does not take part, as the bytes form's plugin would say.
+		return { body: undefined, res: { outcome: "native", omitted: { items: 0, codeUnits: 0, strippedIds: 0 } } };
+	}
+	const items = (input as Item[]).map((it) => {
+		const d: Record<string, unknown> = {};
+		if (typeof it?.type === "string") d.type = it.type;
+		if (it && "id" in it) d.id = true;
+		if (it?.type === "reasoning" && typeof it.encrypted_content === "string" && it.encrypted_content !== "") {
+			d.sha256 = createHash("sha256").update(it.encrypted_content).digest("hex");
+			d.units = it.encrypted_content.length;
+		}
+		return d;
+	});
+	const res = await peer.request<DigestResult>("llm/payloadDigest", { ...head(r), items }, signal);
+	if (res.outcome !== "filtered") return { body: undefined, res };
+	const omit = new Set(res.omit ?? []);
+	const strip = new Set(res.strip ?? []);
+	const kept: unknown[] = [];
+	(input as Item[]).forEach((it, i) => {
+		if (omit.has(i)) return;
+		if (strip.has(i)) {
+			const { id: _id, ...rest } = it;
+			kept.push(rest);
+		} else kept.push(it);
+	});
+	return { body: { ...(body as Body), input: kept }, res };
+}
+
+function head(r: RequestRef): Record<string, unknown> {
+	return { requestId: r.requestId, sessionId: r.sessionId, turn: r.turn, step: r.step, provider: r.provider, model: r.model, purpose: "chat" };
+}
+
 /** The status and body of a failed request as pi reports it ("400 {…}"). */
 export function failure(errorMessage: string): { status: number; errorBody: string } {
 	const m = /\b([1-5]\d\d)\b/.exec(errorMessage.slice(0, 64));
@@ -62,8 +123,11 @@ export function failure(errorMessage: string): { status: number; errorBody: stri
  * is set: ids, outcome, counts and the digest of the final body — never
  * content. Tests compare the digest with the bytes the supplier received.
  */
-export function trace(r: RequestRef, res: PayloadResult, env: NodeJS.ProcessEnv = process.env): void {
+export function trace(r: RequestRef, res: { outcome: string; omitted: unknown; sha256?: string }, sent?: unknown, env: NodeJS.ProcessEnv = process.env): void {
 	if (!env.CONTINUITY_TRACE) return;
-	const line = { requestId: r.requestId, sessionId: r.sessionId, turn: r.turn, step: r.step, outcome: res.outcome, omitted: res.omitted, sha256: res.sha256 };
+	// The digest form has no plugin bytes: the digest is of the body this
+	// extension hands pi, serialized as pi serializes it.
+	const sha256 = res.sha256 ?? createHash("sha256").update(JSON.stringify(sent)).digest("hex");
+	const line = { requestId: r.requestId, sessionId: r.sessionId, turn: r.turn, step: r.step, outcome: res.outcome, omitted: res.omitted, sha256 };
 	appendFileSync(env.CONTINUITY_TRACE, `${JSON.stringify(line)}\n`);
 }

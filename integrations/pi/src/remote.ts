@@ -25,11 +25,10 @@ export interface Notice {
 
 /** RemoteError is a failed Remote call ({ok: false}), with its code. */
 export class RemoteError extends Error {
-	constructor(
-		readonly code: string,
-		message: string,
-	) {
+	readonly code: string;
+	constructor(code: string, message: string) {
 		super(`${code}: ${message}`);
+		this.code = code;
 		this.name = "RemoteError";
 	}
 }

@@ -47,10 +47,10 @@ export class Peer {
 	private buffered: Buffer[] = [];
 	private closed: string | undefined;
 
-	constructor(
-		private readonly out: Writable,
-		input: Readable,
-	) {
+	private readonly out: Writable;
+
+	constructor(out: Writable, input: Readable) {
+		this.out = out;
 		input.on("data", (chunk: Buffer) => this.read(chunk));
 		input.on("end", () => this.close("its output ended"));
 		input.on("error", (e: Error) => this.close(e.message));

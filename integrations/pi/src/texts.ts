@@ -23,7 +23,10 @@ export function localeFrom(env: NodeJS.ProcessEnv = process.env): Locale {
 
 /** Texts renders keys of one locale; an unknown key is an error, never a guess. */
 export class Texts {
-	constructor(readonly locale: Locale = localeFrom()) {}
+	readonly locale: Locale;
+	constructor(locale: Locale = localeFrom()) {
+		this.locale = locale;
+	}
 
 	t(key: string, params: Record<string, string | number> = {}): string {
 		const s = table(this.locale)[key];

@@ -13,7 +13,10 @@ export const STATUS_KEY = "continuity";
 export type SwitchChoice = "enable" | "keepOff" | "cancel";
 
 export class Prompts {
-	constructor(private readonly ext: Extension) {}
+	private readonly ext: Extension;
+	constructor(ext: Extension) {
+		this.ext = ext;
+	}
 
 	private get t() {
 		return this.ext.texts.t.bind(this.ext.texts);
