@@ -79,6 +79,8 @@ type rig struct {
 	bin      string
 	// form is CONTINUITY_PAYLOAD_FORM for the extension ("" is its default).
 	form string
+	// locale is CONTINUITY_LOCALE ("" is en).
+	locale string
 }
 
 func newRig(t *testing.T, line piLine) *rig {
@@ -126,7 +128,11 @@ func (r *rig) env(acct string) []string {
 		"CONTINUITY_BIN=" + r.bin,
 		"CONTINUITY_DATA_DIR=" + r.dataDir,
 		"CONTINUITY_TRACE=" + r.trace,
-		"CONTINUITY_LOCALE=en",
+	}
+	if r.locale == "" {
+		env = append(env, "CONTINUITY_LOCALE=en")
+	} else {
+		env = append(env, "CONTINUITY_LOCALE="+r.locale)
 	}
 	if r.form != "" {
 		env = append(env, "CONTINUITY_PAYLOAD_FORM="+r.form)

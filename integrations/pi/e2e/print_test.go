@@ -162,3 +162,19 @@ func TestPrintPluginErrorAbortsTheRequest(t *testing.T) {
 		})
 	}
 }
+
+// TestPrintTextsInSimplifiedChinese: the extension speaks the locale's
+// texts from ui-contract (here zh-CN), for the view and the disclosure.
+func TestPrintTextsInSimplifiedChinese(t *testing.T) {
+	line := piLines(t)[0]
+	r := newRig(t, line)
+	r.locale = "zh-CN"
+	res := r.print("", "/continuity", "--no-session")
+	if !strings.Contains(res.stderr, "可见历史续接") || !strings.Contains(res.stderr, "会话策略") {
+		t.Fatalf("/continuity in zh-CN:\n%s", res.stderr)
+	}
+	res = r.print("", "/continuity on", "--no-session")
+	if !strings.Contains(res.stderr, "此会话的请求将省略先前轮次的加密推理内容") {
+		t.Fatalf("the disclosure in zh-CN:\n%s", res.stderr)
+	}
+}
