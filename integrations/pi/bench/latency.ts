@@ -8,12 +8,16 @@
 // continued session with the policy on, so all earlier reasoning is omitted.
 // Both forms are measured: the body form (the whole body to the plugin and
 // its bytes back) and the digest form (llm/payloadDigest: per-item digests
-// only, the body stays an object).
+// only, the body stays an object). The extension sends agent/request at
+// turn_start, before pi builds the request, so at the payload hook only the
+// filter's round trip is left: digestNs times the request as the hook sees
+// it (admission already answered), admittedDigestNs the admission too.
 //
 //   node --experimental-strip-types latency.ts [--sizes 1,16,64] [--runs N]
 //
 // CONTINUITY_BIN names the binary. One JSON line per size on stdout:
-// {mib, bytes, items, omitted, inProcessNs: [...], bodyNs: [...], digestNs: [...]}.
+// {mib, bytes, items, omitted, inProcessNs, bodyNs, digestNs, admittedDigestNs}
+// (each a list of nanoseconds).
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -94,15 +98,17 @@ async function main(argv: string[]): Promise<void> {
 			const inProcessNs: number[] = [];
 			const bodyNs: number[] = [];
 			const digestNs: number[] = [];
+			const admittedDigestNs: number[] = [];
 			let omitted = -1;
 			// One turn: admission, then the request in the given form.
-			const request = async (form: "body" | "digest"): Promise<{ ns: number; input: number; omitted: number }> => {
+			const request = async (form: "body" | "digest", pipelined: boolean): Promise<{ ns: number; input: number; omitted: number }> => {
 				turn++;
 				event("turn/start", { turn });
 				event("step/start", { turn, step: 1 });
 				const ref: RequestRef = { sessionId, turn, step: 1, requestId: `bench-${turn}`, provider: PAYLOAD_PROVIDERS[0], model: "gpt-5.3-codex" };
-				const t = process.hrtime.bigint();
+				let t = process.hrtime.bigint();
 				const admission = await admit(peer, ref);
+				if (pipelined) t = process.hrtime.bigint();
 				let sent: Body;
 				let n: number;
 				if (form === "body") {
@@ -123,9 +129,10 @@ async function main(argv: string[]): Promise<void> {
 				const t = process.hrtime.bigint();
 				const local = inProcess(body);
 				const localNs = Number(process.hrtime.bigint() - t);
-				const viaBody = await request("body");
-				const viaDigest = await request("digest");
-				for (const [form, got] of [["body", viaBody], ["digest", viaDigest]] as const) {
+				const viaBody = await request("body", true);
+				const viaDigest = await request("digest", true);
+				const viaAdmitted = await request("digest", false);
+				for (const [form, got] of [["body", viaBody], ["digest", viaDigest], ["digest", viaAdmitted]] as const) {
 					if (got.omitted !== local.omitted || got.input !== local.body.input.length) {
 						throw new Error(`${form} form: the plugin omitted ${got.omitted} items, the in-process filter ${local.omitted}`);
 					}
@@ -135,8 +142,9 @@ async function main(argv: string[]): Promise<void> {
 				inProcessNs.push(localNs);
 				bodyNs.push(viaBody.ns);
 				digestNs.push(viaDigest.ns);
+				admittedDigestNs.push(viaAdmitted.ns);
 			}
-			process.stdout.write(`${JSON.stringify({ mib, bytes, items: body.input.length, omitted, inProcessNs, bodyNs, digestNs })}\n`);
+			process.stdout.write(`${JSON.stringify({ mib, bytes, items: body.input.length, omitted, inProcessNs, bodyNs, digestNs, admittedDigestNs })}\n`);
 		}
 	} finally {
 		await plugin.stop();

@@ -20,6 +20,9 @@ type latencyLine struct {
 	InProcessNs []int64 `json:"inProcessNs"`
 	BodyNs      []int64 `json:"bodyNs"`
 	DigestNs    []int64 `json:"digestNs"`
+	// AdmittedNs is the digest form with agent/request timed too (the
+	// extension sends that at turn_start, off the payload hook's path).
+	AdmittedNs []int64 `json:"admittedDigestNs"`
 }
 
 // runLatency runs bench/latency.ts on pi 1.x's Node (it strips the types
@@ -59,7 +62,7 @@ func median(ns []int64) float64 {
 func TestLatencyBenchAgrees(t *testing.T) {
 	piLines(t) // the npm packages must be there
 	lines := runLatency(t, "1", 1)
-	if len(lines) != 1 || lines[0].Omitted == 0 || len(lines[0].DigestNs) != 1 || len(lines[0].BodyNs) != 1 {
+	if len(lines) != 1 || lines[0].Omitted == 0 || len(lines[0].DigestNs) != 1 || len(lines[0].BodyNs) != 1 || len(lines[0].AdmittedNs) != 1 {
 		t.Fatalf("latency bench output: %+v", lines)
 	}
 }
@@ -76,6 +79,7 @@ func BenchmarkExtensionLatency(b *testing.B) {
 		for _, l := range runLatency(b, "1,16,64", 5) {
 			in := median(l.InProcessNs)
 			b.ReportMetric(median(l.DigestNs)/in, fmt.Sprintf("digest/inproc@%dMiB", l.MiB))
+			b.ReportMetric(median(l.AdmittedNs)/in, fmt.Sprintf("digest+admit/inproc@%dMiB", l.MiB))
 			b.ReportMetric(median(l.BodyNs)/in, fmt.Sprintf("body/inproc@%dMiB", l.MiB))
 			b.ReportMetric(in/1e6, fmt.Sprintf("inproc-ms@%dMiB", l.MiB))
 		}

@@ -5,12 +5,21 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { accountDigest } from "./account.ts";
 import { type BirthHeader, birthHeader, type PiMessage, type SessionEvent, SessionLog } from "./events.ts";
-import { admit, failure, filterDigest, filterPayload, type RequestRef, trace } from "./payload.ts";
+import { type Admission, admit, failure, filterDigest, filterPayload, type RequestRef, trace } from "./payload.ts";
 import { PAYLOAD_PROVIDERS, type Started, start } from "./plugin.ts";
 import { views } from "./remote.ts";
 import { ClosedError, RPCError, type Peer } from "./rpc.ts";
 import { Texts } from "./texts.ts";
 import { Prompts } from "./ui.ts";
+
+/** Prepared is a step's admission, sent at turn_start, or its cancellation. */
+interface Prepared {
+	turn: number;
+	step: number;
+	cancelled?: true;
+	ref?: RequestRef;
+	admission?: Promise<Admission | null>;
+}
 
 /** HEADER_ENTRY keeps the birth evidence the plugin gave a successor it created. */
 export const HEADER_ENTRY = "continuity-header";
@@ -25,6 +34,8 @@ export class Extension {
 	readonly seeded = new Map<string, BirthHeader>();
 	/** The request of each session's step in flight, for llm/response. */
 	private readonly inFlight = new Map<string, RequestRef>();
+	/** Each session's step being prepared at turn_start (prepare). */
+	private readonly preparing = new Map<string, { turn: number; step: number; pending: Promise<Prepared | undefined> }>();
 	/** Sessions whose turn the plugin ended (a continuation): later calls are stopped quietly. */
 	readonly ended = new Set<string>();
 	private requests = 0;
@@ -121,7 +132,17 @@ export class Extension {
 			this.prompts.status(ctx);
 		});
 		pi.on("turn_start", async (_e, ctx) => {
-			this.log(ctx).startStep();
+			const log = this.log(ctx);
+			const step = log.startStep();
+			// pi may not wait for this handler before it builds the request,
+			// so the request finds the preparation itself and awaits it.
+			const pending = this.prepare(ctx);
+			this.preparing.set(log.sessionId, { turn: log.turn, step, pending });
+			try {
+				if ((await pending)?.cancelled) ctx.abort();
+			} catch {
+				// The request reports what failed.
+			}
 		});
 		pi.on("message_end", async (e, ctx) => {
 			const m = e.message as PiMessage;
@@ -142,8 +163,45 @@ export class Extension {
 	}
 
 	/**
-	 * request handles before_provider_request: account, admission, filter.
-	 * It returns the filtered body, or undefined to send pi's own.
+	 * prepare runs at turn_start, before pi builds the request: the account
+	 * check (which may pause the turn for a choice) and the admission. The
+	 * admission is sent and not awaited here, so its round trip overlaps
+	 * pi's own work on the request; before_provider_request awaits it.
+	 */
+	private async prepare(ctx: ExtensionContext): Promise<Prepared | undefined> {
+		const model = ctx.model;
+		if (!model || !PAYLOAD_PROVIDERS.includes(model.provider)) return undefined;
+		const log = this.log(ctx);
+		if (this.ended.has(log.sessionId)) return undefined;
+		const { peer } = await this.connect();
+		const turn = log.turn;
+		const step = Math.max(log.step, 1);
+		const accountId = await accountDigest(ctx.modelRegistry, model.provider);
+		if (accountId && step === 1 && log.account && log.account !== accountId) {
+			if ((await this.prompts.accountSwitch(ctx, peer, log.sessionId, accountId)) === "cancel") {
+				return { cancelled: true, turn, step };
+			}
+		}
+		if (accountId) log.selectAccount(accountId);
+		const ref: RequestRef = {
+			sessionId: log.sessionId,
+			turn,
+			step,
+			requestId: `pi-${process.pid}-${++this.requests}`,
+			provider: model.provider,
+			model: model.id,
+			accountId,
+		};
+		const admission = admit(peer, ref);
+		admission.catch(() => {}); // awaited, and reported, by the request
+		return { turn, step, ref, admission };
+	}
+
+	/**
+	 * request handles before_provider_request: the step's prepared
+	 * admission (or a fresh one, for a request turn_start did not prepare,
+	 * such as a retry), then the filter. It returns the filtered body, or
+	 * undefined to send pi's own.
 	 */
 	private async request(payload: unknown, ctx: ExtensionContext): Promise<unknown> {
 		const model = ctx.model;
@@ -154,25 +212,19 @@ export class Extension {
 			return undefined;
 		}
 		try {
-			const { peer } = await this.connect();
-			const accountId = await accountDigest(ctx.modelRegistry, model.provider);
-			if (accountId && log.step <= 1 && log.account && log.account !== accountId) {
-				if ((await this.prompts.accountSwitch(ctx, peer, log.sessionId, accountId)) === "cancel") {
-					ctx.abort();
-					return undefined;
-				}
+			const step = Math.max(log.step, 1);
+			const started = this.preparing.get(log.sessionId);
+			this.preparing.delete(log.sessionId);
+			let p = started && started.turn === log.turn && started.step === step ? await started.pending : undefined;
+			if (!p) p = await this.prepare(ctx); // not prepared at turn_start: a retry, or a failed preparation
+			if (!p) return undefined;
+			if (p.cancelled || !p.ref || !p.admission) {
+				ctx.abort(); // Cancel at the account-switch pause
+				return undefined;
 			}
-			if (accountId) log.selectAccount(accountId);
-			const ref: RequestRef = {
-				sessionId: log.sessionId,
-				turn: log.turn,
-				step: Math.max(log.step, 1),
-				requestId: `pi-${process.pid}-${++this.requests}`,
-				provider: model.provider,
-				model: model.id,
-				accountId,
-			};
-			const admission = await admit(peer, ref, reasoningEffort(payload));
+			const { peer } = await this.connect();
+			const ref = p.ref;
+			const admission = await p.admission;
 			this.inFlight.set(log.sessionId, ref);
 			if (!admission) return undefined;
 			if (payloadForm() === "digest") {
@@ -241,10 +293,6 @@ export function payloadForm(env: NodeJS.ProcessEnv = process.env): "digest" | "b
 	return env.CONTINUITY_PAYLOAD_FORM === "body" ? "body" : "digest";
 }
 
-function reasoningEffort(payload: unknown): string | undefined {
-	const r = (payload as { reasoning?: { effort?: unknown } } | null)?.reasoning;
-	return typeof r?.effort === "string" ? r.effort : undefined;
-}
 
 /** diagnosticOf names an error for the user: the plugin's code, else its kind. */
 export function diagnosticOf(err: unknown): { code: string; message: string } {
