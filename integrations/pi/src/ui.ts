@@ -4,7 +4,7 @@
 // JSON modes) nothing prompts and the same texts go to stderr.
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { Extension } from "./extension.ts";
-import { diagnosticOf } from "./extension.ts";
+import { diagnosticOf } from "./outcomes.ts";
 import { type Notice, policy, views } from "./remote.ts";
 import type { Peer } from "./rpc.ts";
 
