@@ -13,7 +13,7 @@ import (
 )
 
 // payloadDigestParams is llm/payloadDigest: llm/payload's envelope with the
-// items described instead of the body (docs/protocol.md §12.1).
+// items described instead of the body (docs/protocol.md §14.1).
 type payloadDigestParams struct {
 	turns.PayloadRequest
 	Items []struct {
