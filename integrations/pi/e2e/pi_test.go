@@ -81,6 +81,8 @@ type rig struct {
 	form string
 	// locale is CONTINUITY_LOCALE ("" is en).
 	locale string
+	// keyEnv is the variable that carries the account's credential.
+	keyEnv string
 }
 
 func newRig(t *testing.T, line piLine) *rig {
@@ -138,7 +140,11 @@ func (r *rig) env(acct string) []string {
 		env = append(env, "CONTINUITY_PAYLOAD_FORM="+r.form)
 	}
 	if acct != "" {
-		env = append(env, "COPILOT_GITHUB_TOKEN="+acct)
+		key := r.keyEnv
+		if key == "" {
+			key = "COPILOT_GITHUB_TOKEN"
+		}
+		env = append(env, key+"="+acct)
 	}
 	return env
 }

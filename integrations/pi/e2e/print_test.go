@@ -178,3 +178,35 @@ func TestPrintTextsInSimplifiedChinese(t *testing.T) {
 		t.Fatalf("the disclosure in zh-CN:\n%s", res.stderr)
 	}
 }
+
+// TestPrintOpenAIProvider: pi's openai provider takes part too (declared
+// in payloadProviders): an account switch between runs, the API key
+// changing, is accepted with the policy on.
+func TestPrintOpenAIProvider(t *testing.T) {
+	for _, line := range piLines(t) {
+		t.Run(line.name, func(t *testing.T) {
+			r := newRig(t, line)
+			r.keyEnv = "OPENAI_API_KEY"
+			r.write("models.json", map[string]any{"providers": map[string]any{"openai": map[string]any{"baseUrl": r.sup.URL() + "/v1"}}})
+			r.write("settings.json", map[string]any{"defaultProvider": "openai", "defaultModel": "gpt-5.4"})
+			r.activate()
+			for i, acct := range []string{"acct-A", "acct-B"} {
+				if res := r.print(acct, "list the files"); res.err != nil {
+					t.Fatalf("turn %d as %s: %v\n%s", i+1, acct, res.err, res.stderr)
+				}
+			}
+			reqs := r.sup.Requests()
+			if len(reqs) != 4 {
+				t.Fatalf("want 4 requests, got %d", len(reqs))
+			}
+			for i, req := range reqs {
+				if req.Status != 200 {
+					t.Fatalf("request %d (%s) rejected: %d %s", i+1, req.Account, req.Status, req.Problem)
+				}
+			}
+			if ids := reasoningIDs(t, reqs[2].Body); len(ids) != 0 {
+				t.Fatalf("turn 2 step 1 still carries A's reasoning %v", ids)
+			}
+		})
+	}
+}
