@@ -23,7 +23,7 @@ const RemoteArgumentsInvalid = diag.ArgumentsInvalid
 // CONTINUITY_BOUNDARY_NOT_DECIDED.
 func (s *Service) Remote(ctx context.Context, method string, args json.RawMessage) (any, error) {
 	if method != MethodBoundary {
-		return nil, diag.Newf(CodeUnknownMethod, "continuity.%s is not a boundary Remote", method)
+		return nil, diag.Newf(diag.BoundaryUnknownMethod, "continuity.%s is not a boundary Remote", method)
 	}
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)

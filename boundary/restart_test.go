@@ -169,7 +169,7 @@ func TestInheritPin(t *testing.T) {
 	if again, err := s.InheritPin(ctx, "session-b", sid); err != nil || again.Digest != own.Digest || again.Source != SourcePinTask {
 		t.Errorf("a second inheritance gave %+v, %v; want the successor's own pin %s", again, err, own.Digest)
 	}
-	if _, err := s.InheritPin(ctx, "session-c", "session-without-pin"); !diag.Has(err, CodePinUnrecoverable) {
+	if _, err := s.InheritPin(ctx, "session-c", "session-without-pin"); !diag.Has(err, diag.PinUnrecoverable) {
 		t.Errorf("inheriting a missing pin: %v", err)
 	}
 }

@@ -230,7 +230,7 @@ func latestDecision(ctx context.Context, q querier, sessionID string) (Decision,
 	}
 	var d Decision
 	if err := json.Unmarshal([]byte(rec), &d); err != nil {
-		return Decision{}, 0, false, diag.Newf(CodeRecordInvalid, "decision record %d cannot be read", id).With("id", id)
+		return Decision{}, 0, false, diag.Newf(diag.BoundaryRecordInvalid, "decision record %d cannot be read", id).With("id", id)
 	}
 	d.ID = id
 	return d, through, true, nil

@@ -78,5 +78,5 @@ func (s *Service) Remote(ctx context.Context, method string, args json.RawMessag
 		}
 		return s.Manifest(ctx, a.ManifestID)
 	}
-	return nil, diag.Newf(CodeUnknownMethod, "continuity.%s is not a continuation method", method).With("method", method)
+	return nil, diag.Newf(diag.UnknownMethod, "continuity.%s is not a continuation method", method).With("method", method)
 }

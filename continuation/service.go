@@ -82,7 +82,7 @@ type ErrorBody struct {
 // errorBody turns any error into a named ErrorBody; an error without a
 // code is reported as a store failure rather than without a name.
 func errorBody(err error) ErrorBody {
-	b := diag.BodyOf(err, CodeStoreFailed)
+	b := diag.BodyOf(err, diag.StoreFailed)
 	return ErrorBody{Code: b.Code, Message: b.Message, Details: b.Details}
 }
 
@@ -114,7 +114,7 @@ func (s *Service) Tool(ctx context.Context, call ToolCall) (ToolResult, error) {
 	case ToolProjectionManifest:
 		res, err = s.manifestTool(ctx, call)
 	default:
-		return ToolResult{}, diag.Newf(CodeUnknownTool, "%s is not a continuation tool", call.Name).With("name", call.Name)
+		return ToolResult{}, diag.Newf(diag.UnknownTool, "%s is not a continuation tool", call.Name).With("name", call.Name)
 	}
 	if err != nil {
 		return ErrorResult(err), nil

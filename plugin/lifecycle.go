@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/wire"
 )
 
@@ -60,7 +61,7 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 	if p.ProtocolVersion != ProtocolVersion {
 		return nil, &protocolError{code: wire.CodeInvalidParams,
 			msg:  "unsupported protocol version",
-			data: map[string]any{"code": "PROTOCOL_VERSION_UNSUPPORTED", "supported": []string{ProtocolVersion}}}
+			data: map[string]any{"code": diag.ProtocolVersionUnsupported, "supported": []string{ProtocolVersion}}}
 	}
 	if s.svc() != nil {
 		return nil, &protocolError{code: wire.CodeInvalidRequest, msg: "already initialized"}
