@@ -12,7 +12,6 @@ var (
 	ErrTriggerInvalid    = diag.New(diag.BoundaryTriggerInvalid, "not a boundary trigger")
 	ErrNotDecided        = diag.New(diag.BoundaryNotDecided, "no boundary decision recorded for this session")
 	ErrUnknownTool       = diag.New(diag.BoundaryUnknownTool, "not a boundary tool")
-	ErrUnknownMethod     = diag.New(diag.BoundaryUnknownMethod, "not a boundary Remote method")
 	ErrStoreFailed       = diag.New(diag.BoundaryStoreFailed, "the boundary store failed")
 	ErrRecordInvalid     = diag.New(diag.BoundaryRecordInvalid, "a stored decision record cannot be read")
 	ErrReseedUnavailable = diag.New(diag.ReseedUnavailable, "the latest boundary decision offers no complete RESEED projection")

@@ -60,22 +60,11 @@ func TestBoundaryRemote(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t, t.TempDir())
 	s := newService(t, db, Options{})
-	rows := []struct {
-		method, args, code string
-	}{
-		{MethodBoundary, `{"agentId":"` + sid + `"}`, diag.BoundaryNotDecided},
-		{MethodBoundary, `{}`, RemoteArgumentsInvalid},
-		{MethodBoundary, `{"agentId":"` + sid + `","x":1}`, RemoteArgumentsInvalid},
-		{MethodBoundary, `{"agentId":""}`, RemoteArgumentsInvalid},
-		{"lineage", `{"agentId":"` + sid + `"}`, diag.BoundaryUnknownMethod},
-	}
-	for _, r := range rows {
-		if _, err := s.Remote(ctx, r.method, json.RawMessage(r.args)); diag.CodeOf(err) != r.code {
-			t.Errorf("%s %s: %v, want %s", r.method, r.args, err, r.code)
-		}
+	if _, err := s.Decided(ctx, sid); !diag.Has(err, diag.BoundaryNotDecided) {
+		t.Errorf("before any decision: %v, want %s", err, diag.BoundaryNotDecided)
 	}
 	d := runStep(t, s, db, firstTurn, Decision{})
-	v, err := s.Remote(ctx, MethodBoundary, json.RawMessage(`{"agentId":"`+sid+`"}`))
+	v, err := s.Decided(ctx, sid)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,6 @@ var (
 	ErrLineageForbidden           = diag.New(diag.LineageForbidden, "outside the caller's lineage")
 	ErrNotFound                   = diag.New(diag.NotFound, "not found")
 	ErrUnknownTool                = diag.New(diag.UnknownTool, "not a continuation tool")
-	ErrUnknownMethod              = diag.New(diag.UnknownMethod, "not a continuation Remote method")
 	ErrStoreFailed                = diag.New(diag.StoreFailed, "the continuation store failed")
 	ErrTurnEnded                  = diag.New(diag.TurnEnded, "a continuation ended this turn")
 )

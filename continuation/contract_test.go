@@ -2,7 +2,6 @@ package continuation
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,23 +61,21 @@ func TestRemotes(t *testing.T) {
 	e, r := continued(t)
 	ctx := context.Background()
 	cases := []struct {
-		method, args, code string
+		method, code string
+		call         func() (any, error)
 	}{
-		{RemoteLineage, `{"agentId":"A"}`, ""},
-		{RemoteLineage, `{"agentId":"` + r.SuccessorID + `"}`, ""},
-		{RemoteLineage, `{"agentId":"never-continued"}`, ""},
-		{RemoteHandoff, `{"edgeId":"` + r.EdgeID + `"}`, ""},
-		{RemoteManifest, `{"manifestId":"` + r.ManifestID + `"}`, ""},
-		{RemoteHandoff, `{"edgeId":"continuation-none"}`, diag.NotFound},
-		{RemoteManifest, `{"manifestId":"projection-none"}`, diag.NotFound},
-		{RemoteLineage, `{"agentId":"A","extra":1}`, RemoteArgumentsInvalid},
-		{RemoteLineage, `{}`, RemoteArgumentsInvalid},
-		{"accountSwitch", `{}`, diag.UnknownMethod},
+		{"lineage", "", func() (any, error) { return e.svc.Lineage(ctx, "A") }},
+		{"lineage", "", func() (any, error) { return e.svc.Lineage(ctx, r.SuccessorID) }},
+		{"lineage", "", func() (any, error) { return e.svc.Lineage(ctx, "never-continued") }},
+		{"handoff", "", func() (any, error) { return e.svc.Handoff(ctx, r.EdgeID) }},
+		{"manifest", "", func() (any, error) { return e.svc.Manifest(ctx, r.ManifestID) }},
+		{"handoff", diag.NotFound, func() (any, error) { return e.svc.Handoff(ctx, "continuation-none") }},
+		{"manifest", diag.NotFound, func() (any, error) { return e.svc.Manifest(ctx, "projection-none") }},
 	}
-	for _, c := range cases {
-		v, err := e.svc.Remote(ctx, c.method, json.RawMessage(c.args))
+	for i, c := range cases {
+		v, err := c.call()
 		if got := errorCode(err); got != c.code {
-			t.Fatalf("%s %s: code %q, want %q", c.method, c.args, got, c.code)
+			t.Fatalf("case %d (%s): code %q, want %q", i, c.method, got, c.code)
 		}
 		if err != nil {
 			if b := errorBody(err); b.Details == nil || b.Message == "" {
@@ -90,16 +87,13 @@ func TestRemotes(t *testing.T) {
 			t.Fatalf("%s: %v", c.method, err)
 		}
 	}
-	pred, _ := e.svc.Remote(ctx, RemoteLineage, json.RawMessage(`{"agentId":"A"}`))
-	if lv := pred.(LineageValue); lv.Banner != nil || len(lv.Cards) != 1 || lv.Cards[0].Carried.Decisions != 2 || lv.Cards[0].Carried.Omitted == 0 {
+	if lv, _ := e.svc.Lineage(ctx, "A"); lv.Banner != nil || len(lv.Cards) != 1 || lv.Cards[0].Carried.Decisions != 2 || lv.Cards[0].Carried.Omitted == 0 {
 		t.Fatalf("predecessor lineage %+v", lv)
 	}
-	succ, _ := e.svc.Remote(ctx, RemoteLineage, json.RawMessage(`{"agentId":"`+r.SuccessorID+`"}`))
-	if lv := succ.(LineageValue); lv.Banner == nil || lv.Banner.PredecessorID != "A" || lv.Banner.EdgeID != r.EdgeID {
+	if lv, _ := e.svc.Lineage(ctx, r.SuccessorID); lv.Banner == nil || lv.Banner.PredecessorID != "A" || lv.Banner.EdgeID != r.EdgeID {
 		t.Fatalf("successor lineage %+v", lv)
 	}
-	h, _ := e.svc.Remote(ctx, RemoteHandoff, json.RawMessage(`{"edgeId":"`+r.EdgeID+`"}`))
-	if hi := h.(HandoffInspector); len(selectedOmitted(hi.Omitted)) != 4 || hi.Handoff.CurrentRequest == "" || hi.InitiatingEvent.EventID != "6" {
+	if hi, _ := e.svc.Handoff(ctx, r.EdgeID); len(selectedOmitted(hi.Omitted)) != 4 || hi.Handoff.CurrentRequest == "" || hi.InitiatingEvent.EventID != "6" {
 		t.Fatalf("inspector %+v", hi)
 	}
 }

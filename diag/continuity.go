@@ -20,9 +20,11 @@ const (
 	LineageForbidden           = "CONTINUITY_LINEAGE_FORBIDDEN"
 	NotFound                   = "CONTINUITY_NOT_FOUND"
 	UnknownTool                = "CONTINUITY_UNKNOWN_TOOL"
-	UnknownMethod              = "CONTINUITY_UNKNOWN_METHOD"
-	StoreFailed                = "CONTINUITY_STORE_FAILED"
-	TurnEnded                  = "CONTINUITY_TURN_ENDED"
+	// UnknownMethod and BoundaryUnknownMethod are documented but not sent:
+	// the continuity namespace's method table answers MethodNotFound.
+	UnknownMethod = "CONTINUITY_UNKNOWN_METHOD"
+	StoreFailed   = "CONTINUITY_STORE_FAILED"
+	TurnEnded     = "CONTINUITY_TURN_ENDED"
 )
 
 // Managed context codes (pins and boundary decisions), listed in
