@@ -131,7 +131,8 @@ func (s *Service) finish(ctx context.Context, e *Edge) (ToolResult, error) {
 	}
 	if fresh && s.emit != nil {
 		// A lost notification is not a lost continuation: the transition
-		// card and the lineage Remote still lead to the successor.
+		// card and the lineage Remote still lead to the successor. The
+		// host client logs the failure.
 		_ = s.emit.Emit(ctx, EventContinued, ContinuedEvent{
 			PredecessorID: ce.PredecessorID, SuccessorID: ce.SuccessorID, EdgeID: ce.ID, ManifestID: ce.ManifestID, Reason: ce.Reason, Turn: ce.Actor.Turn})
 	}

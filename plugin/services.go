@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -146,18 +147,15 @@ func (svc *services) openStore(ctx context.Context, s *Server, dataDir string, e
 	}
 	cont, err := continuation.Open(ctx, db, s.host, emit, continuation.Options{Now: s.cfg.Now, TokenBudget: s.cfg.ProjectionBudget})
 	if err != nil {
-		db.Close()
-		return storageError("the continuation store", err)
+		return storageError("the continuation store", errors.Join(err, db.Close()))
 	}
 	b, err := boundary.Open(ctx, db, boundary.Options{Sessions: s.host, Emit: emit, Now: s.cfg.Now})
 	if err != nil {
-		db.Close()
-		return storageError("the boundary store", err)
+		return storageError("the boundary store", errors.Join(err, db.Close()))
 	}
 	accounts, err := turns.OpenAccountStore(ctx, db)
 	if err != nil {
-		db.Close()
-		return storageError("the account store", err)
+		return storageError("the account store", errors.Join(err, db.Close()))
 	}
 	svc.db, svc.cont, svc.boundary, svc.accounts = db, cont, b, accounts
 	svc.decider = newDecider(s.base, b, s.log)
