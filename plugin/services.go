@@ -42,7 +42,16 @@ type services struct {
 	// storeErr is STORAGE_UNAVAILABLE when continuity.db could not be
 	// opened; db, cont, boundary and decider are then nil.
 	storeErr error
+	// closing is set when close begins: from then on stored refuses new
+	// users, and a request already past that check gets the closed
+	// database's error from its query (database/sql refuses it; the
+	// features wrap it as their store-failure code).
+	closing atomic.Bool
 }
+
+// errStoreClosed answers a store-backed call that arrives while the plugin
+// exits.
+var errStoreClosed = diag.New(diag.StorageUnavailable, "the store is closed: the plugin is exiting")
 
 // capabilities is what initialize reports (and manifest.json repeats).
 type capabilities struct {
@@ -200,7 +209,12 @@ func (u unavailableSettings) Mutate(context.Context, string, []hostapi.Op, int64
 
 // stored reports whether the store-backed features (session continuation,
 // managed context) can run.
-func (svc *services) stored() error { return svc.storeErr }
+func (svc *services) stored() error {
+	if svc.closing.Load() {
+		return errStoreClosed
+	}
+	return svc.storeErr
+}
 
 // ready reports whether activation succeeded.
 func (svc *services) ready() error {
@@ -226,6 +240,7 @@ func (svc *services) capabilities() capabilities {
 // ends and returns once its goroutine has) and then closes the store,
 // which no goroutine uses any more.
 func (svc *services) close(ctx context.Context) {
+	svc.closing.Store(true)
 	if svc.decider != nil {
 		svc.decider.close(ctx)
 	}
