@@ -3,7 +3,8 @@
 // swappable state, the seven-step APPEND-or-RESEED procedure run at every
 // context boundary, the decision records it persists, and the positive
 // current-state query a RESEED offers to session continuation as its
-// projection. It serves the pin_task tool and the continuity.boundary Remote.
+// projection. It serves the pin_task tool, and Decided answers the
+// continuity.boundary Remote for the plugin's method table.
 //
 // # The pin
 //

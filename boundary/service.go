@@ -11,8 +11,10 @@ import (
 )
 
 // Service runs managed-context boundaries for every session of one plugin
-// process. Observe keeps an in-memory view per session; pins, durable
-// witnesses and decision records live in SQLite, so a restart keeps them.
+// process. Observe keeps an in-memory view per session, which is reset at a
+// compaction checkpoint and forgotten at agent/disposed, not bounded in
+// size; pins, durable witnesses and decision records live in SQLite, so a
+// restart keeps them.
 type Service struct {
 	opts  Options
 	store *store

@@ -4,8 +4,10 @@
 // transferred structured state, and the exact source events the manifest
 // selected. It also owns the projection compiler that builds a successor's
 // first context, the four continuation tools (continue_session,
-// session_recall, session_lineage, projection_manifest) and the continuity
-// Remotes lineage, handoff and manifest.
+// session_recall, session_lineage, projection_manifest) and the typed
+// methods behind the continuity Remotes lineage, handoff, manifest and
+// projection (Lineage, Handoff, Manifest, Projection), which the plugin's
+// method table calls with arguments it has checked.
 //
 // Everything durable lives in continuity's SQLite store (component
 // "continuation"). Continuation edges are distinct from the host's

@@ -11,8 +11,9 @@ import (
 )
 
 // Service is session continuation for one plugin process. It is safe for
-// concurrent use: every durable step is a single SQLite transaction, and
-// concurrent replays of one call converge on the same edge.
+// concurrent use: each durable step (the pending edge, then its commit) is
+// its own SQLite transaction, and concurrent replays of one call converge
+// on the same edge.
 type Service struct {
 	db       *sql.DB
 	sessions hostapi.Sessions

@@ -1,9 +1,11 @@
 // Package sqlstore opens continuity's SQLite database in the data directory
 // and applies each component's schema migrations.
 //
-// One database file holds the continuation store and the boundary decision
-// records, so a continuation and the decisions that led to it commit
-// together. WAL mode lets readers (Remotes, recall) run beside the writer;
+// One database file holds the continuation store, the boundary pins and
+// decision records and the account store, each component in its own
+// tables and its own transactions: a continuation and the decision that
+// led to it are separate commits, linked by ids, never one transaction.
+// WAL mode lets readers (Remotes, recall) run beside the writer;
 // a busy timeout absorbs short lock waits between processes.
 package sqlstore
 
