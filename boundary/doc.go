@@ -1,4 +1,4 @@
-// Package boundary owns managed context (DESIGN.md §4, seed 002): the
+// Package boundary owns managed context (docs/design.md §4): the
 // originating-task pin, the classification of session events into stable and
 // swappable state, the seven-step APPEND-or-RESEED procedure run at every
 // context boundary, the decision records it persists, and the positive

@@ -58,7 +58,7 @@ type ToolCall struct {
 	EventID   int64
 }
 
-// ToolResult and Content are the tool/call result shape (PROTOCOL.md §4),
+// ToolResult and Content are the tool/call result shape (docs/protocol.md §4),
 // shared with the continuation tools so both report failures alike.
 type (
 	ToolResult = continuation.ToolResult

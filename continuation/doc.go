@@ -1,4 +1,4 @@
-// Package continuation owns session continuation (DESIGN.md §3, seed 000):
+// Package continuation owns session continuation (docs/design.md §3):
 // the typed predecessor → successor edge, the projection manifest that
 // records exactly what seeded a successor, the agent-authored handoff, the
 // transferred structured state, and the exact source events the manifest

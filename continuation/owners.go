@@ -7,14 +7,14 @@ import (
 	"github.com/continuity-dev/continuity/diag"
 )
 
-// A continuation ends the turn that made it (seed 000: "Calling this tool
-// ends the predecessor's active turn"), so one turn makes at most one
-// continuation, and a pending run it carries changes owner once. Both are
-// claimed inside insertIntent's transaction, holding the write lock, so two
-// concurrent calls cannot both win. An edge counts while it is committed
-// or still under way (pending within pendingLease, its host create not
-// failed); an edge whose host create failed gives its claims up, because
-// its call returned an error and nothing was continued.
+// A continuation ends the turn that made it (docs/protocol.md §12.1), so
+// one turn makes at most one continuation, and a pending run it carries
+// changes owner once. Both are claimed inside insertIntent's transaction,
+// holding the write lock, so two concurrent calls cannot both win. An edge
+// counts while it is committed or still under way (pending within
+// pendingLease, its host create not failed); an edge whose host create
+// failed gives its claims up, because its call returned an error and
+// nothing was continued.
 
 // claimTurn refuses a second continuation from the same session and turn
 // under another call id (a replay of the same call never gets here).

@@ -32,7 +32,7 @@ func Open(ctx context.Context, db *sql.DB, sessions hostapi.Sessions, emit hosta
 	return &Service{db: db, sessions: sessions, emit: emit, opts: opts.withDefaults()}, nil
 }
 
-// ToolCall is one tool/call request (PROTOCOL.md §4) for a continuation tool.
+// ToolCall is one tool/call request (docs/protocol.md §4) for a continuation tool.
 // Model, when the plugin knows the caller's model from agent/request, is
 // recorded in the manifest.
 type ToolCall struct {

@@ -20,7 +20,7 @@ import (
 	"fmt"
 )
 
-// Payload filter codes (PROTOCOL.md §7).
+// Payload filter codes (docs/protocol.md §7).
 const (
 	InvalidPayload          = "COPILOT_CONTINUATION_INVALID_PAYLOAD"
 	UnsupportedReasoning    = "COPILOT_CONTINUATION_UNSUPPORTED_REASONING"

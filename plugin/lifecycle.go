@@ -10,7 +10,7 @@ import (
 	"github.com/continuity-dev/continuity/wire"
 )
 
-// initializeParams is PROTOCOL.md §3 initialize.
+// initializeParams is docs/protocol.md §3 initialize.
 type initializeParams struct {
 	ProtocolVersion string `json:"protocolVersion"`
 	Host            struct {

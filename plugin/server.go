@@ -1,4 +1,4 @@
-// Package plugin is the continuity process: it serves PROTOCOL.md over a
+// Package plugin is the continuity process: it serves docs/protocol.md over a
 // pipe, checks every message against a typed method table, and routes host
 // events and requests to the feature packages (filter, settings, remote,
 // continuation, boundary) through the turn lifecycle.

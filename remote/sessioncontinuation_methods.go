@@ -43,7 +43,7 @@ type View struct {
 	Compaction         *CompactionView `json:"compaction,omitempty"`
 }
 
-// viewStates are the compaction states the view shows (PROTOCOL.md §5).
+// viewStates are the compaction states the view shows (docs/protocol.md §5).
 // A bracket the plugin did not see ("unknown") is left out, not guessed.
 var viewStates = map[string]bool{"running": true, "completed": true, "failed": true, "cancelled": true, "blocked": true}
 

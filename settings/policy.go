@@ -160,7 +160,7 @@ func (p *Policy) failedWrite(ctx context.Context, base state, key string, err er
 const HostConflict = diag.HostSettingsConflict
 
 // HostConflictError is the host's stale-write error, in the exact words of
-// the DSH settings service (REFERENCE.md §4).
+// the DSH settings service (docs/suppliers.md §4).
 func HostConflictError(ns string, expected, actual int64) *diag.Error {
 	return staleRevision(HostConflict, ns, expected, actual)
 }

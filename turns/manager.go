@@ -38,7 +38,7 @@ type Options struct {
 	Emitter  hostapi.Emitter
 	Now      func() time.Time
 	// StripPairedIDs removes the id of an item that directly followed an
-	// omitted reasoning item (DESIGN.md §2.3); on for Copilot.
+	// omitted reasoning item (docs/design.md §2.3); on for Copilot.
 	StripPairedIDs bool
 	// Ready reports whether activation succeeded; admission is refused
 	// with INITIALIZATION_FAILED while it returns a non-nil error.

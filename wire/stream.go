@@ -42,7 +42,7 @@ import (
 	"github.com/continuity-dev/continuity/diag"
 )
 
-// DefaultMaxFrameBytes is the default frame limit (PROTOCOL.md §1).
+// DefaultMaxFrameBytes is the default frame limit (docs/protocol.md §1).
 const DefaultMaxFrameBytes = 256 << 20
 
 // Stream is a jsonrpc2.ObjectStream over NDJSON. It is safe for one reader
