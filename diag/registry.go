@@ -95,8 +95,3 @@ var registry = []Entry{
 
 // Registry returns every registered code, in declaration order.
 func Registry() []Entry { return slices.Clone(registry) }
-
-// Registered reports whether code is in the registry.
-func Registered(code string) bool {
-	return slices.ContainsFunc(registry, func(e Entry) bool { return e.Code == code })
-}
