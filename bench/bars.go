@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// barSize is the payload size DESIGN.md §6 defines its throughput bars at,
+// barSize is the payload size docs/design.md §6 defines its throughput bars at,
 // and latencySize the size of its latency bar.
 const (
 	barSize     = 64 << 20
@@ -13,7 +13,7 @@ const (
 	p99Limit    = 5 * time.Millisecond
 )
 
-// bars checks the DESIGN.md §6 bars against ratios measured in this run.
+// bars checks the docs/design.md §6 bars against ratios measured in this run.
 // Throughput bars use the largest size measured; when that is not 64 MiB
 // (a --quick run) each bar says so.
 func bars(rep *Report, sizes []int) []Bar {

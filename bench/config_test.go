@@ -39,7 +39,7 @@ func TestFormatSize(t *testing.T) {
 }
 
 // TestSpecsScaleWithSize checks that every kind hits its size (within one
-// generator step) and that the reasoning payload is DESIGN.md §6's at
+// generator step) and that the reasoning payload is docs/design.md §6's at
 // 64 MiB: 4,096 items.
 func TestSpecsScaleWithSize(t *testing.T) {
 	for _, kind := range Kinds {

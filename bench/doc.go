@@ -1,12 +1,12 @@
 // Package bench owns continuity's performance comparison (issue 7,
-// DESIGN.md §6): the measurement library behind `continuity bench`.
+// docs/design.md §6): the measurement library behind `continuity bench`.
 //
 // Users choose between an in-process plugin (the DSH Copilot plugin keeps
 // request bodies as JavaScript objects and hashes each ciphertext), a
 // gateway that parses and re-serializes every request, and continuity,
 // which runs out of process. continuity has to earn that process boundary
 // in speed, so one run measures, on the same generated payloads
-// (filter/payloadgen, REFERENCE.md §1):
+// (filter/payloadgen, docs/suppliers.md §1):
 //
 //   - the filter alone (MB/s, allocations, ns per item), validating and
 //     prevalidated as the plugin runs it;
@@ -28,7 +28,7 @@
 //     requests: added time to first byte against the filter's own time,
 //     allocation per body byte, and SSE throughput (proxy.go).
 //
-// Run returns a Report whose Bars are the DESIGN.md §6 bars computed from
+// Run returns a Report whose Bars are the docs/design.md §6 bars computed from
 // ratios measured in the same run; WriteText, WriteMarkdown and WriteJSON
 // render it. Timing lives only here and in benchmarks: no test asserts on
 // a duration.

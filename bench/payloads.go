@@ -9,7 +9,7 @@ import (
 	"github.com/continuity-dev/continuity/filter/payloadgen"
 )
 
-// Kinds of payload the size table covers (REFERENCE.md §1).
+// Kinds of payload the size table covers (docs/suppliers.md §1).
 const (
 	// KindReasoning is mostly reasoning items with ciphertext of about
 	// 16 KiB each (4,096 items at 64 MiB): the hashing worst case.
@@ -61,7 +61,7 @@ func SpecFor(kind string, size int) (payloadgen.Spec, error) {
 }
 
 // reasoningItems is one reasoning item per 16 KiB, at most the filter's
-// 4,096-item bound: exactly the DESIGN.md §6 payload at 64 MiB.
+// 4,096-item bound: exactly the docs/design.md §6 payload at 64 MiB.
 func reasoningItems(size int) int {
 	return max(1, min(4096, size/(16<<10)))
 }

@@ -71,7 +71,7 @@ type TurnRow struct {
 	WireNsPerByte   float64 `json:"wireNsPerByte,omitempty"`
 }
 
-// Bar is one DESIGN.md §6 bar checked against this run's ratios.
+// Bar is one docs/design.md §6 bar checked against this run's ratios.
 type Bar struct {
 	Name string `json:"name"`
 	Want string `json:"want"`

@@ -11,7 +11,7 @@ import (
 )
 
 // Provider and Model are what the bench's agent/request and llm/payload
-// name: the provider the filter serves (DESIGN.md §2.3).
+// name: the provider the filter serves (docs/design.md §2.3).
 const (
 	Provider = "github-copilot-preview"
 	Model    = "gpt-5.4"

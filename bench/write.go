@@ -85,7 +85,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 	fmt.Fprintln(w, "MB/s and ns/item are taken at the best time of each case (noise from other work on the machine "+
 		"only adds time); p50 and p99 are over all samples. MB/s counts payload bytes (SHA-256: bytes hashed). "+
 		"Ratios are throughput ratios against the same payload's row (higher is faster).")
-	fmt.Fprintln(w, "\n## Bars (DESIGN.md §6)")
+	fmt.Fprintln(w, "\n## Bars (docs/design.md §6)")
 	fmt.Fprintln(w)
 	for _, b := range rep.Bars {
 		fmt.Fprintln(w, "- "+barLine(b))

@@ -20,7 +20,8 @@ type BoundaryEvent struct {
 }
 
 // announce emits the decision. A lost notification loses nothing: the
-// record is stored and the Remote returns it.
+// record is stored and the Remote returns it; the host client logs the
+// failure, so it is not reported again here.
 func (s *Service) announce(ctx context.Context, d Decision) {
 	if s.opts.Emit == nil {
 		return

@@ -1,9 +1,10 @@
-// Package boundary owns managed context (DESIGN.md §4, seed 002): the
+// Package boundary owns managed context (docs/design.md §4): the
 // originating-task pin, the classification of session events into stable and
 // swappable state, the seven-step APPEND-or-RESEED procedure run at every
 // context boundary, the decision records it persists, and the positive
 // current-state query a RESEED offers to session continuation as its
-// projection. It serves the pin_task tool and the continuity.boundary Remote.
+// projection. It serves the pin_task tool, and Decided answers the
+// continuity.boundary Remote for the plugin's method table.
 //
 // # The pin
 //

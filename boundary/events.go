@@ -26,8 +26,11 @@ const (
 	EventUsage            = "usage"
 )
 
-// Bounds on the text an item keeps. Tokens are always measured on the full
-// content; only the kept copy is bounded, so memory per item stays small.
+// Bounds on the text an annotation, a tool summary or an error line keeps.
+// Tokens are always measured on the full content. A person's prompt is kept
+// whole (it may become the pin or the current request, quoted exactly), so
+// a session's view grows with its prompts until a compaction checkpoint
+// resets it or agent/disposed forgets it.
 const (
 	maxAnnotationText = 16384
 	maxSummaryText    = 1024

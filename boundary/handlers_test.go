@@ -17,7 +17,7 @@ func TestPinTaskTool(t *testing.T) {
 	}
 	// Before any user message there is nothing to pin to.
 	res, err := call(`{"text":"Write the exporter.","reason":"the user changed the task"}`, 0)
-	if err != nil || !res.IsError || !strings.HasPrefix(res.Content[0].Text, CodePinEventUnknown) {
+	if err != nil || !res.IsError || !strings.HasPrefix(res.Content[0].Text, diag.PinEventUnknown) {
 		t.Fatalf("pin without a user message: %+v %v", res, err)
 	}
 	s.Observe(sid, created(1))
@@ -26,11 +26,11 @@ func TestPinTaskTool(t *testing.T) {
 		args string
 		code string
 	}{
-		{`{"text":"Write the exporter."}`, CodeArgumentsInvalid},
-		{`{"text":"Write the exporter.","reason":"r","extra":true}`, CodeArgumentsInvalid},
-		{`[]`, CodeArgumentsInvalid},
-		{`{"text":"   ","reason":"r"}`, CodePinInvalid},
-		{`{"text":"t","reason":"\n\t"}`, CodePinInvalid},
+		{`{"text":"Write the exporter."}`, diag.BoundaryArgumentsInvalid},
+		{`{"text":"Write the exporter.","reason":"r","extra":true}`, diag.BoundaryArgumentsInvalid},
+		{`[]`, diag.BoundaryArgumentsInvalid},
+		{`{"text":"   ","reason":"r"}`, diag.PinInvalid},
+		{`{"text":"t","reason":"\n\t"}`, diag.PinInvalid},
 	}
 	for _, r := range rows {
 		res, err := call(r.args, 0)
@@ -51,7 +51,7 @@ func TestPinTaskTool(t *testing.T) {
 	if got := res.Structured.(PinTaskResult); got.Digest != Digest(2, "Write the exporter.") || got.EventID != "2" {
 		t.Errorf("structured %+v", got)
 	}
-	if _, err := s.CallTool(ctx, ToolCall{SessionID: sid, Name: "continue_session"}); !diag.Has(err, CodeUnknownTool) {
+	if _, err := s.CallTool(ctx, ToolCall{SessionID: sid, Name: "continue_session"}); !diag.Has(err, diag.BoundaryUnknownTool) {
 		t.Errorf("unknown tool: %v", err)
 	}
 }
@@ -60,22 +60,11 @@ func TestBoundaryRemote(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t, t.TempDir())
 	s := newService(t, db, Options{})
-	rows := []struct {
-		method, args, code string
-	}{
-		{MethodBoundary, `{"agentId":"` + sid + `"}`, CodeNotDecided},
-		{MethodBoundary, `{}`, RemoteArgumentsInvalid},
-		{MethodBoundary, `{"agentId":"` + sid + `","x":1}`, RemoteArgumentsInvalid},
-		{MethodBoundary, `{"agentId":""}`, RemoteArgumentsInvalid},
-		{"lineage", `{"agentId":"` + sid + `"}`, CodeUnknownMethod},
-	}
-	for _, r := range rows {
-		if _, err := s.Remote(ctx, r.method, json.RawMessage(r.args)); diag.CodeOf(err) != r.code {
-			t.Errorf("%s %s: %v, want %s", r.method, r.args, err, r.code)
-		}
+	if _, err := s.Decided(ctx, sid); !diag.Has(err, diag.BoundaryNotDecided) {
+		t.Errorf("before any decision: %v, want %s", err, diag.BoundaryNotDecided)
 	}
 	d := runStep(t, s, db, firstTurn, Decision{})
-	v, err := s.Remote(ctx, MethodBoundary, json.RawMessage(`{"agentId":"`+sid+`"}`))
+	v, err := s.Decided(ctx, sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,13 +81,13 @@ func TestBoundaryRemote(t *testing.T) {
 func TestDecideRefusesBadInput(t *testing.T) {
 	ctx := context.Background()
 	s := newService(t, openDB(t, t.TempDir()), Options{})
-	if _, err := s.Decide(ctx, sid, "idle"); !diag.Has(err, CodeTriggerInvalid) {
+	if _, err := s.Decide(ctx, sid, "idle"); !diag.Has(err, diag.BoundaryTriggerInvalid) {
 		t.Errorf("bad trigger: %v", err)
 	}
-	if _, err := s.Decide(ctx, "bad\x00id", TurnEnd); !diag.Has(err, CodeArgumentsInvalid) {
+	if _, err := s.Decide(ctx, "bad\x00id", TurnEnd); !diag.Has(err, diag.BoundaryArgumentsInvalid) {
 		t.Errorf("bad session id: %v", err)
 	}
-	if _, err := s.PinTask(ctx, sid, 1, strings.Repeat("a", MaxPinTextBytes+1), "r"); !diag.Has(err, CodePinInvalid) {
+	if _, err := s.PinTask(ctx, sid, 1, strings.Repeat("a", MaxPinTextBytes+1), "r"); !diag.Has(err, diag.PinInvalid) {
 		t.Errorf("oversized pin: %v", err)
 	}
 }
@@ -114,13 +103,13 @@ func TestStoreFailureLosesNothing(t *testing.T) {
 	}
 	s.Observe(sid, testRun(5, "pkg/parse", true, "ok", 10))
 	db.Close()
-	if _, err := s.Decide(ctx, sid, TurnEnd); !diag.Has(err, CodeStoreFailed) {
+	if _, err := s.Decide(ctx, sid, TurnEnd); !diag.Has(err, diag.BoundaryStoreFailed) {
 		t.Fatalf("decide on a closed store: %v", err)
 	}
 	if n := len(s.state(sid).pending); n != 2 {
 		t.Errorf("pending witnesses %d after a failed decision, want 2", n)
 	}
-	if _, _, err := s.Latest(ctx, sid); !diag.Has(err, CodeStoreFailed) {
+	if _, _, err := s.Latest(ctx, sid); !diag.Has(err, diag.BoundaryStoreFailed) {
 		t.Errorf("latest on a closed store: %v", err)
 	}
 }

@@ -63,8 +63,9 @@ var stableKinds = map[Kind]bool{
 
 // Item is one classified piece of session state. Seq and Index locate it
 // (an assistant message may carry several annotations). Text is what a
-// reseed may say about it, bounded; Tokens is what it costs in the retained
-// history, measured on the full event content.
+// reseed may say about it: a person's prompt whole, anything else cut to
+// its bound (events.go); Tokens is what it costs in the retained history,
+// measured on the full event content.
 type Item struct {
 	Seq     int64
 	Index   int

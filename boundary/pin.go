@@ -80,13 +80,13 @@ func (p Pin) Verify() bool {
 func checkPinInput(text, reason string) error {
 	switch {
 	case !utf8.ValidString(text) || strings.TrimSpace(text) == "":
-		return diag.New(CodePinInvalid, "the task text is empty or not UTF-8").With("member", "text")
+		return diag.New(diag.PinInvalid, "the task text is empty or not UTF-8").With("member", "text")
 	case len(text) > MaxPinTextBytes:
-		return diag.Newf(CodePinInvalid, "the task text has %d bytes, more than %d", len(text), MaxPinTextBytes).With("member", "text")
+		return diag.Newf(diag.PinInvalid, "the task text has %d bytes, more than %d", len(text), MaxPinTextBytes).With("member", "text")
 	case !utf8.ValidString(reason) || strings.TrimSpace(reason) == "":
-		return diag.New(CodePinInvalid, "the reason is empty or not UTF-8").With("member", "reason")
+		return diag.New(diag.PinInvalid, "the reason is empty or not UTF-8").With("member", "reason")
 	case len(reason) > MaxPinReasonBytes:
-		return diag.Newf(CodePinInvalid, "the reason has %d bytes, more than %d", len(reason), MaxPinReasonBytes).With("member", "reason")
+		return diag.Newf(diag.PinInvalid, "the reason has %d bytes, more than %d", len(reason), MaxPinReasonBytes).With("member", "reason")
 	}
 	return nil
 }

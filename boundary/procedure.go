@@ -32,7 +32,7 @@ type tally struct {
 	nextSeq int64
 }
 
-// decide runs the seven steps of seed 002 §6 over in and returns the
+// decide runs the seven steps of managed context (docs/design.md §4) over in and returns the
 // decision record (without ID).
 func decide(in input, o Options) Decision {
 	d := Decision{

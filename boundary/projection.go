@@ -3,7 +3,7 @@ package boundary
 import "github.com/continuity-dev/continuity/continuation"
 
 // Projection is what a complete RESEED offers the lead: the arguments of a
-// continue_session call (seed 000) built from durable positive state, plus
+// continue_session call (docs/design.md §3) built from durable positive state, plus
 // Query, the same state as the one text a successor would read. The lead
 // passes Reason, Title, Handoff and Sources to continue_session unchanged.
 type Projection struct {

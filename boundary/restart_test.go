@@ -28,7 +28,7 @@ func TestRecordsStableAcrossReopen(t *testing.T) {
 	} {
 		last = runStep(t, s1, db1, st, last)
 	}
-	before, err := s1.Remote(ctx, MethodBoundary, json.RawMessage(`{"agentId":"`+sid+`"}`))
+	before, err := s1.Decided(ctx, sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestRecordsStableAcrossReopen(t *testing.T) {
 
 	db2 := openDB(t, dir)
 	s2 := newService(t, db2, Options{})
-	after, err := s2.Remote(ctx, MethodBoundary, json.RawMessage(`{"agentId":"`+sid+`"}`))
+	after, err := s2.Decided(ctx, sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +45,10 @@ func TestRecordsStableAcrossReopen(t *testing.T) {
 	if string(beforeJSON) != string(afterJSON) {
 		t.Errorf("the record changed across a restart:\n%s\n%s", beforeJSON, afterJSON)
 	}
-	if after.(Decision).ID != last.ID || after.(Decision).Reason != ReasonNoNewWitness {
-		t.Errorf("latest record %d/%s, want %d/no_new_witness", after.(Decision).ID, after.(Decision).Reason, last.ID)
+	if after.ID != last.ID || after.Reason != ReasonNoNewWitness {
+		t.Errorf("latest record %d/%s, want %d/no_new_witness", after.ID, after.Reason, last.ID)
 	}
-	checkRecordSchema(t, after.(Decision))
+	checkRecordSchema(t, after)
 
 	// The restarted service sees only later events and has no Sessions: the
 	// pin and the witnesses come from the store, and the view is partial.
@@ -169,7 +169,7 @@ func TestInheritPin(t *testing.T) {
 	if again, err := s.InheritPin(ctx, "session-b", sid); err != nil || again.Digest != own.Digest || again.Source != SourcePinTask {
 		t.Errorf("a second inheritance gave %+v, %v; want the successor's own pin %s", again, err, own.Digest)
 	}
-	if _, err := s.InheritPin(ctx, "session-c", "session-without-pin"); !diag.Has(err, CodePinUnrecoverable) {
+	if _, err := s.InheritPin(ctx, "session-c", "session-without-pin"); !diag.Has(err, diag.PinUnrecoverable) {
 		t.Errorf("inheriting a missing pin: %v", err)
 	}
 }

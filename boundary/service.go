@@ -11,8 +11,10 @@ import (
 )
 
 // Service runs managed-context boundaries for every session of one plugin
-// process. Observe keeps an in-memory view per session; pins, durable
-// witnesses and decision records live in SQLite, so a restart keeps them.
+// process. Observe keeps an in-memory view per session, which is reset at a
+// compaction checkpoint and forgotten at agent/disposed, not bounded in
+// size; pins, durable witnesses and decision records live in SQLite, so a
+// restart keeps them.
 type Service struct {
 	opts  Options
 	store *store
@@ -78,7 +80,7 @@ func (s *Service) Decide(ctx context.Context, sessionID string, at Trigger) (Dec
 		return Decision{}, err
 	}
 	if !at.valid() {
-		return Decision{}, diag.Newf(CodeTriggerInvalid, "trigger %q is not a boundary", string(at))
+		return Decision{}, diag.Newf(diag.BoundaryTriggerInvalid, "trigger %q is not a boundary", string(at))
 	}
 	st := s.state(sessionID)
 	defer s.settle(st, at)
@@ -162,7 +164,7 @@ func (s *Service) PinTask(ctx context.Context, sessionID string, eventID int64, 
 		eventID = lastUser
 	}
 	if eventID <= 0 || seen && eventID > lastSeq {
-		return Pin{}, diag.New(CodePinEventUnknown, "no observed user message to pin the task to").With("eventId", eventID)
+		return Pin{}, diag.New(diag.PinEventUnknown, "no observed user message to pin the task to").With("eventId", eventID)
 	}
 	p := NewPin(eventID, text, SourcePinTask, reason, sessionID, s.opts.Now())
 	err := s.store.inTx(ctx, "pin task", sessionID, func(q querier) error { return setPin(ctx, q, sessionID, p) })
@@ -197,7 +199,7 @@ func (s *Service) InheritPin(ctx context.Context, successorID, predecessorID str
 			return err
 		}
 		if pin == nil {
-			return diag.Newf(CodePinUnrecoverable, "the predecessor's pin is %s", problem).With("problem", problem)
+			return diag.Newf(diag.PinUnrecoverable, "the predecessor's pin is %s", problem).With("problem", problem)
 		}
 		out = *pin
 		out.Source, out.Reason, out.PinnedAt = SourceInherited, "continued from "+predecessorID, s.opts.Now().UTC()
@@ -247,7 +249,7 @@ func checkSessionID(id string) error {
 		}
 	}
 	if bad {
-		return diag.New(CodeArgumentsInvalid, "the session id is not 1–256 characters without control characters")
+		return diag.New(diag.BoundaryArgumentsInvalid, "the session id is not 1–256 characters without control characters")
 	}
 	return nil
 }

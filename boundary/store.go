@@ -85,12 +85,10 @@ func (s *store) inTx(ctx context.Context, op, sessionID string, f func(q querier
 		return storeErr(op, err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO boundary_sessions (session_id) VALUES (?) ON CONFLICT DO NOTHING`, sessionID); err != nil {
-		tx.Rollback()
-		return storeErr(op, err)
+		return storeErr(op, errors.Join(err, sqlstore.Rollback(tx)))
 	}
 	if err := f(tx); err != nil {
-		tx.Rollback()
-		return storeErr(op, err)
+		return storeErr(op, errors.Join(err, sqlstore.Rollback(tx)))
 	}
 	return storeErr(op, tx.Commit())
 }
@@ -230,7 +228,7 @@ func latestDecision(ctx context.Context, q querier, sessionID string) (Decision,
 	}
 	var d Decision
 	if err := json.Unmarshal([]byte(rec), &d); err != nil {
-		return Decision{}, 0, false, diag.Newf(CodeRecordInvalid, "decision record %d cannot be read", id).With("id", id)
+		return Decision{}, 0, false, diag.Newf(diag.BoundaryRecordInvalid, "decision record %d cannot be read", id).With("id", id)
 	}
 	d.ID = id
 	return d, through, true, nil

@@ -58,7 +58,7 @@ type ToolCall struct {
 	EventID   int64
 }
 
-// ToolResult and Content are the tool/call result shape (PROTOCOL.md §4),
+// ToolResult and Content are the tool/call result shape (docs/protocol.md §4),
 // shared with the continuation tools so both report failures alike.
 type (
 	ToolResult = continuation.ToolResult
@@ -77,7 +77,7 @@ type PinTaskResult struct {
 // with the code; store failures and unknown tools are returned as errors.
 func (s *Service) CallTool(ctx context.Context, call ToolCall) (ToolResult, error) {
 	if call.Name != ToolPinTask {
-		return ToolResult{}, diag.Newf(CodeUnknownTool, "%q is not a boundary tool", call.Name)
+		return ToolResult{}, diag.Newf(diag.BoundaryUnknownTool, "%q is not a boundary tool", call.Name)
 	}
 	args := call.Arguments
 	if len(args) == 0 {
@@ -88,10 +88,10 @@ func (s *Service) CallTool(ctx context.Context, call ToolCall) (ToolResult, erro
 		Reason string `json:"reason"`
 	}
 	if err := uicontract.Validate("tool/pin_task.args", args); err != nil {
-		return errorResult(diag.Newf(CodeArgumentsInvalid, "tool/pin_task.args: %v", err)), nil
+		return errorResult(diag.Newf(diag.BoundaryArgumentsInvalid, "tool/pin_task.args: %v", err)), nil
 	}
 	if err := json.Unmarshal(args, &a); err != nil {
-		return errorResult(diag.Newf(CodeArgumentsInvalid, "tool/pin_task.args: %v", err)), nil
+		return errorResult(diag.Newf(diag.BoundaryArgumentsInvalid, "tool/pin_task.args: %v", err)), nil
 	}
 	at := call.EventID
 	if at == 0 {
@@ -100,7 +100,7 @@ func (s *Service) CallTool(ctx context.Context, call ToolCall) (ToolResult, erro
 	pin, err := s.PinTask(ctx, call.SessionID, at, a.Text, a.Reason)
 	switch diag.CodeOf(err) {
 	case "":
-	case CodeArgumentsInvalid, CodePinInvalid, CodePinEventUnknown:
+	case diag.BoundaryArgumentsInvalid, diag.PinInvalid, diag.PinEventUnknown:
 		return errorResult(err), nil
 	default:
 		return ToolResult{}, err

@@ -82,10 +82,10 @@ func decodeArgs(schema string, raw json.RawMessage, v any) error {
 		raw = json.RawMessage(`{}`)
 	}
 	if err := uicontract.Validate(schema, raw); err != nil {
-		return diag.Newf(CodeArgumentsInvalid, "%s: %v", schema, err)
+		return diag.Newf(diag.ContinuityArgumentsInvalid, "%s: %v", schema, err)
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return diag.Newf(CodeArgumentsInvalid, "%s: %v", schema, err)
+		return diag.Newf(diag.ContinuityArgumentsInvalid, "%s: %v", schema, err)
 	}
 	return nil
 }
@@ -101,14 +101,14 @@ func parseContinueArgs(raw json.RawMessage) (ContinueArgs, error) {
 	if a.Reason == "" || a.Title == "" || a.Handoff.Purpose == "" || a.Sources == nil {
 		// Only "projection": "reseed" lets the schema accept these missing;
 		// the plugin fills them from the boundary decision before calling.
-		return a, diag.New(CodeArgumentsInvalid, "tool/continue_session.args: reason, title, handoff and sources are required unless a RESEED projection supplies them")
+		return a, diag.New(diag.ContinuityArgumentsInvalid, "tool/continue_session.args: reason, title, handoff and sources are required unless a RESEED projection supplies them")
 	}
 	for i, s := range a.Sources {
 		var err error
 		switch s.Kind {
 		case KindSessionEvents:
 			if from, to := s.span(); from > to {
-				err = diag.Newf(CodeArgumentsInvalid, "sources/%d: fromEventId is after toEventId", i).With("index", i)
+				err = diag.Newf(diag.ContinuityArgumentsInvalid, "sources/%d: fromEventId is after toEventId", i).With("index", i)
 			}
 		case KindResource:
 			err = checkResourceURL(i, s.URL)
@@ -123,7 +123,7 @@ func parseContinueArgs(raw json.RawMessage) (ContinueArgs, error) {
 		// Model-authored text that reads as a lineage tag once folded could
 		// impersonate the runtime's block: refused, not escaped.
 		if len(forgedLineage(t.text)) > 0 {
-			return a, diag.Newf(CodeHandoffInvalid, "%s contains a <session_continuation> block; only the runtime writes lineage", t.where).With("member", t.where)
+			return a, diag.Newf(diag.HandoffInvalid, "%s contains a <session_continuation> block; only the runtime writes lineage", t.where).With("member", t.where)
 		}
 	}
 	return a, nil

@@ -90,7 +90,7 @@ func insertIntent(ctx context.Context, db *sql.DB, in intent, limit rateLimit) (
 		return nil, storeErr("count edges", err)
 	}
 	if others+1 > limit.max {
-		return nil, diag.Newf(CodeRateLimited, "session %s has %d continuations made or under way in the rate window", e.PredecessorID, others).
+		return nil, diag.Newf(diag.RateLimited, "session %s has %d continuations made or under way in the rate window", e.PredecessorID, others).
 			With("sessionId", e.PredecessorID).With("count", others)
 	}
 	if err := claimTurn(ctx, tx, e, limit.pendingSince); err != nil {
@@ -157,7 +157,7 @@ func commitEdge(ctx context.Context, db *sql.DB, edgeID, successorID string, now
 	}
 	if e.committed {
 		if e.SuccessorID != successorID {
-			return nil, false, diag.Newf(CodePredecessorConflict, "edge %s already names another successor", edgeID).With("edgeId", edgeID)
+			return nil, false, diag.Newf(diag.PredecessorConflict, "edge %s already names another successor", edgeID).With("edgeId", edgeID)
 		}
 		return e, false, nil
 	}
@@ -179,7 +179,7 @@ func commitEdge(ctx context.Context, db *sql.DB, edgeID, successorID string, now
 // or give successor a second predecessor.
 func checkAcyclic(ctx context.Context, q querier, predecessorID, successorID string) error {
 	if successorID == predecessorID {
-		return diag.Newf(CodeCycle, "session %s cannot continue into itself", predecessorID).With("sessionId", predecessorID)
+		return diag.Newf(diag.Cycle, "session %s cannot continue into itself", predecessorID).With("sessionId", predecessorID)
 	}
 	path, err := ancestry(ctx, q, predecessorID)
 	if err != nil {
@@ -187,7 +187,7 @@ func checkAcyclic(ctx context.Context, q querier, predecessorID, successorID str
 	}
 	for _, a := range path {
 		if a.PredecessorID == successorID {
-			return diag.Newf(CodeCycle, "session %s is an ancestor of %s", successorID, predecessorID).
+			return diag.Newf(diag.Cycle, "session %s is an ancestor of %s", successorID, predecessorID).
 				With("sessionId", successorID).With("predecessorId", predecessorID)
 		}
 	}
@@ -196,7 +196,7 @@ func checkAcyclic(ctx context.Context, q querier, predecessorID, successorID str
 		return storeErr("read lineage", err)
 	}
 	if prev != nil {
-		return diag.Newf(CodePredecessorConflict, "session %s already continues edge %s", successorID, prev.ID).
+		return diag.Newf(diag.PredecessorConflict, "session %s already continues edge %s", successorID, prev.ID).
 			With("sessionId", successorID).With("edgeId", prev.ID)
 	}
 	return nil

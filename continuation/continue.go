@@ -44,7 +44,7 @@ const EventContinued = "session.continued"
 // session.continued.
 func (s *Service) continueSession(ctx context.Context, call ToolCall) (ToolResult, error) {
 	if call.SessionID == "" || call.CallID == "" {
-		return ToolResult{}, diag.New(CodeArgumentsInvalid, "continue_session needs the calling session and call id")
+		return ToolResult{}, diag.New(diag.ContinuityArgumentsInvalid, "continue_session needs the calling session and call id")
 	}
 	e, key, err := s.edgeOfCall(ctx, call.SessionID, call.Turn, call.CallID)
 	if err != nil {
@@ -93,7 +93,7 @@ func (s *Service) continueSession(ctx context.Context, call ToolCall) (ToolResul
 		}
 	}
 	if e.argsDigest != argsDigest {
-		return ToolResult{}, diag.Newf(CodeReplayMismatch, "call %s was already made with other arguments", call.CallID).With("callId", call.CallID)
+		return ToolResult{}, diag.Newf(diag.ReplayMismatch, "call %s was already made with other arguments", call.CallID).With("callId", call.CallID)
 	}
 	if e.committed {
 		return continuedResult(e, false), nil
@@ -111,7 +111,7 @@ func (s *Service) finish(ctx context.Context, e *Edge) (ToolResult, error) {
 		err = fmt.Errorf("empty session id")
 	}
 	if err != nil {
-		d := diag.Newf(CodeHostCreateFailed, "the host did not create the successor of %s; replaying this call retries", e.PredecessorID).With("edgeId", e.ID)
+		d := diag.Newf(diag.HostCreateFailed, "the host did not create the successor of %s; replaying this call retries", e.PredecessorID).With("edgeId", e.ID)
 		if c := diag.CodeOf(err); c != "" {
 			d = d.With("hostCode", c)
 		}
@@ -131,7 +131,8 @@ func (s *Service) finish(ctx context.Context, e *Edge) (ToolResult, error) {
 	}
 	if fresh && s.emit != nil {
 		// A lost notification is not a lost continuation: the transition
-		// card and the lineage Remote still lead to the successor.
+		// card and the lineage Remote still lead to the successor. The
+		// host client logs the failure.
 		_ = s.emit.Emit(ctx, EventContinued, ContinuedEvent{
 			PredecessorID: ce.PredecessorID, SuccessorID: ce.SuccessorID, EdgeID: ce.ID, ManifestID: ce.ManifestID, Reason: ce.Reason, Turn: ce.Actor.Turn})
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/continuity-dev/continuity/diag"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
 )
 
@@ -114,7 +115,7 @@ func TestCrashBetweenHostCreateAndCommit(t *testing.T) {
 	e := newEnv(t, Options{})
 	seedPredecessor(e.host, "A")
 	e.host.failAfterCreate = true
-	if c := code(t, e.call("A", "call-1", ToolContinueSession, argsFile(t, "basic"))); c != CodeHostCreateFailed {
+	if c := code(t, e.call("A", "call-1", ToolContinueSession, argsFile(t, "basic"))); c != diag.HostCreateFailed {
 		t.Fatalf("code %q", c)
 	}
 	created := e.host.sessionCount()
@@ -180,7 +181,7 @@ func TestSeveralSuccessorsAndCorrection(t *testing.T) {
 	}
 	// Only the successor of an edge may correct it.
 	bad := withArgs(t, "minimal", func(a map[string]any) { a["corrects"] = b.EdgeID })
-	if got := code(t, e.call(c.SuccessorID, "call-3", ToolContinueSession, bad)); got != CodeLineageForbidden {
+	if got := code(t, e.call(c.SuccessorID, "call-3", ToolContinueSession, bad)); got != diag.LineageForbidden {
 		t.Fatalf("foreign correction: %q", got)
 	}
 }

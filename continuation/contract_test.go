@@ -2,62 +2,14 @@ package continuation
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/continuity-dev/continuity/diag"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
 )
-
-// The codes this package owns, as its sentinels carry them.
-var ownedCodes = []*diag.Error{ErrArgumentsInvalid, ErrHandoffInvalid, ErrSourceUnavailable, ErrSourceLimit,
-	ErrInitiatingEventUnavailable, ErrUnsettledEffects, ErrTransferInvalid, ErrCycle, ErrPredecessorConflict,
-	ErrRateLimited, ErrReplayMismatch, ErrHostCreateFailed, ErrLineageForbidden, ErrNotFound, ErrUnknownTool,
-	ErrUnknownMethod, ErrStoreFailed, ErrTurnEnded}
-
-func TestCodesListMatchesConstants(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "ui-contract", "schemas", "codes", "continuity.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		AnyOf []struct {
-			Const       string `json:"const"`
-			Owner       string `json:"x-owner"`
-			Description string `json:"description"`
-		} `json:"anyOf"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
-	var listed, defined []string
-	for _, c := range doc.AnyOf {
-		if c.Owner == "continuation" {
-			listed = append(listed, c.Const)
-			if c.Description == "" {
-				t.Errorf("%s has no description", c.Const)
-			}
-		}
-	}
-	for _, d := range ownedCodes {
-		defined = append(defined, d.Code)
-		if err := uicontract.Validate("codes/continuity", []byte(`"`+d.Code+`"`)); err != nil {
-			t.Errorf("%s: %v", d.Code, err)
-		}
-	}
-	sort.Strings(listed)
-	sort.Strings(defined)
-	if strings.Join(listed, " ") != strings.Join(defined, " ") {
-		t.Fatalf("codes/continuity lists\n%v\nthe package defines\n%v", listed, defined)
-	}
-	if uicontract.Validate("codes/continuity", []byte(`"CONTINUITY_BOGUS"`)) == nil {
-		t.Fatal("an unknown code validates")
-	}
-}
 
 // Tool argument schemas go out as inputSchema, so they must not refer to
 // other files.
@@ -100,7 +52,7 @@ func TestToolResultsMatchSchemas(t *testing.T) {
 			t.Fatalf("%s content %+v", c.name, res.Content)
 		}
 	}
-	if _, err := e.svc.Tool(context.Background(), ToolCall{Name: "pin_task"}); !diag.Has(err, CodeUnknownTool) {
+	if _, err := e.svc.Tool(context.Background(), ToolCall{Name: "pin_task"}); !diag.Has(err, diag.UnknownTool) {
 		t.Fatalf("foreign tool: %v", err)
 	}
 }
@@ -109,23 +61,21 @@ func TestRemotes(t *testing.T) {
 	e, r := continued(t)
 	ctx := context.Background()
 	cases := []struct {
-		method, args, code string
+		method, code string
+		call         func() (any, error)
 	}{
-		{RemoteLineage, `{"agentId":"A"}`, ""},
-		{RemoteLineage, `{"agentId":"` + r.SuccessorID + `"}`, ""},
-		{RemoteLineage, `{"agentId":"never-continued"}`, ""},
-		{RemoteHandoff, `{"edgeId":"` + r.EdgeID + `"}`, ""},
-		{RemoteManifest, `{"manifestId":"` + r.ManifestID + `"}`, ""},
-		{RemoteHandoff, `{"edgeId":"continuation-none"}`, CodeNotFound},
-		{RemoteManifest, `{"manifestId":"projection-none"}`, CodeNotFound},
-		{RemoteLineage, `{"agentId":"A","extra":1}`, RemoteArgumentsInvalid},
-		{RemoteLineage, `{}`, RemoteArgumentsInvalid},
-		{"accountSwitch", `{}`, CodeUnknownMethod},
+		{"lineage", "", func() (any, error) { return e.svc.Lineage(ctx, "A") }},
+		{"lineage", "", func() (any, error) { return e.svc.Lineage(ctx, r.SuccessorID) }},
+		{"lineage", "", func() (any, error) { return e.svc.Lineage(ctx, "never-continued") }},
+		{"handoff", "", func() (any, error) { return e.svc.Handoff(ctx, r.EdgeID) }},
+		{"manifest", "", func() (any, error) { return e.svc.Manifest(ctx, r.ManifestID) }},
+		{"handoff", diag.NotFound, func() (any, error) { return e.svc.Handoff(ctx, "continuation-none") }},
+		{"manifest", diag.NotFound, func() (any, error) { return e.svc.Manifest(ctx, "projection-none") }},
 	}
-	for _, c := range cases {
-		v, err := e.svc.Remote(ctx, c.method, json.RawMessage(c.args))
+	for i, c := range cases {
+		v, err := c.call()
 		if got := errorCode(err); got != c.code {
-			t.Fatalf("%s %s: code %q, want %q", c.method, c.args, got, c.code)
+			t.Fatalf("case %d (%s): code %q, want %q", i, c.method, got, c.code)
 		}
 		if err != nil {
 			if b := errorBody(err); b.Details == nil || b.Message == "" {
@@ -137,16 +87,13 @@ func TestRemotes(t *testing.T) {
 			t.Fatalf("%s: %v", c.method, err)
 		}
 	}
-	pred, _ := e.svc.Remote(ctx, RemoteLineage, json.RawMessage(`{"agentId":"A"}`))
-	if lv := pred.(LineageValue); lv.Banner != nil || len(lv.Cards) != 1 || lv.Cards[0].Carried.Decisions != 2 || lv.Cards[0].Carried.Omitted == 0 {
+	if lv, _ := e.svc.Lineage(ctx, "A"); lv.Banner != nil || len(lv.Cards) != 1 || lv.Cards[0].Carried.Decisions != 2 || lv.Cards[0].Carried.Omitted == 0 {
 		t.Fatalf("predecessor lineage %+v", lv)
 	}
-	succ, _ := e.svc.Remote(ctx, RemoteLineage, json.RawMessage(`{"agentId":"`+r.SuccessorID+`"}`))
-	if lv := succ.(LineageValue); lv.Banner == nil || lv.Banner.PredecessorID != "A" || lv.Banner.EdgeID != r.EdgeID {
+	if lv, _ := e.svc.Lineage(ctx, r.SuccessorID); lv.Banner == nil || lv.Banner.PredecessorID != "A" || lv.Banner.EdgeID != r.EdgeID {
 		t.Fatalf("successor lineage %+v", lv)
 	}
-	h, _ := e.svc.Remote(ctx, RemoteHandoff, json.RawMessage(`{"edgeId":"`+r.EdgeID+`"}`))
-	if hi := h.(HandoffInspector); len(selectedOmitted(hi.Omitted)) != 4 || hi.Handoff.CurrentRequest == "" || hi.InitiatingEvent.EventID != "6" {
+	if hi, _ := e.svc.Handoff(ctx, r.EdgeID); len(selectedOmitted(hi.Omitted)) != 4 || hi.Handoff.CurrentRequest == "" || hi.InitiatingEvent.EventID != "6" {
 		t.Fatalf("inspector %+v", hi)
 	}
 }

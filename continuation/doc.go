@@ -1,11 +1,13 @@
-// Package continuation owns session continuation (DESIGN.md §3, seed 000):
+// Package continuation owns session continuation (docs/design.md §3):
 // the typed predecessor → successor edge, the projection manifest that
 // records exactly what seeded a successor, the agent-authored handoff, the
 // transferred structured state, and the exact source events the manifest
 // selected. It also owns the projection compiler that builds a successor's
 // first context, the four continuation tools (continue_session,
-// session_recall, session_lineage, projection_manifest) and the continuity
-// Remotes lineage, handoff and manifest.
+// session_recall, session_lineage, projection_manifest) and the typed
+// methods behind the continuity Remotes lineage, handoff, manifest and
+// projection (Lineage, Handoff, Manifest, Projection), which the plugin's
+// method table calls with arguments it has checked.
 //
 // Everything durable lives in continuity's SQLite store (component
 // "continuation"). Continuation edges are distinct from the host's

@@ -141,7 +141,7 @@ func scanHistory(ctx context.Context, s hostapi.Sessions, sessionID string, fixe
 	if !complete {
 		// A history the host stopped giving could hide the latest user
 		// message or an unsettled run: never continue from part of it.
-		return nil, diag.Newf(CodeSourceUnavailable, "the host gave only part of session %s (through event %d)", sessionID, h.lastSeq).
+		return nil, diag.Newf(diag.SourceUnavailable, "the host gave only part of session %s (through event %d)", sessionID, h.lastSeq).
 			With("sessionId", sessionID)
 	}
 	return h, nil

@@ -29,7 +29,7 @@ func readEach(ctx context.Context, s hostapi.Sessions, sessionID string, from, t
 				continue
 			}
 			if !validRaw(ev.Time) || !validRaw(ev.Data) {
-				return false, diag.Newf(CodeSourceUnavailable, "session %s event %d is not valid JSON", sessionID, ev.Seq).
+				return false, diag.Newf(diag.SourceUnavailable, "session %s event %d is not valid JSON", sessionID, ev.Seq).
 					With("sessionId", sessionID).With("eventId", eventID(ev.Seq))
 			}
 			if err := fn(ev); err != nil {
@@ -49,7 +49,7 @@ func readEach(ctx context.Context, s hostapi.Sessions, sessionID string, from, t
 // unavailable turns a host read failure into CONTINUITY_SOURCE_UNAVAILABLE,
 // keeping the host's own code (for example session-not-found) as data.
 func unavailable(sessionID string, err error) error {
-	d := diag.Newf(CodeSourceUnavailable, "session %s cannot be read", sessionID).With("sessionId", sessionID)
+	d := diag.Newf(diag.SourceUnavailable, "session %s cannot be read", sessionID).With("sessionId", sessionID)
 	if c := diag.CodeOf(err); c != "" {
 		d = d.With("hostCode", c)
 	}
@@ -64,20 +64,20 @@ func readSource(ctx context.Context, s hostapi.Sessions, src Source, limit int) 
 	var out []hostapi.Event
 	complete, err := readEach(ctx, s, src.SessionID, from, to, func(ev hostapi.Event) error {
 		if len(out) == limit {
-			return diag.Newf(CodeSourceLimit, "session %s range %d–%d holds more than %d events", src.SessionID, from, to, limit).
+			return diag.Newf(diag.SourceLimit, "session %s range %d–%d holds more than %d events", src.SessionID, from, to, limit).
 				With("sessionId", src.SessionID).With("limit", limit)
 		}
 		out = append(out, ev)
 		return nil
 	})
-	if diag.Has(err, CodeSourceLimit) {
+	if diag.Has(err, diag.SourceLimit) {
 		return nil, err
 	}
 	if err != nil {
 		return nil, unavailable(src.SessionID, err)
 	}
 	if !complete || len(out) == 0 || out[0].Seq != from || out[len(out)-1].Seq != to {
-		return nil, diag.Newf(CodeSourceUnavailable, "session %s does not return events %d–%d", src.SessionID, from, to).
+		return nil, diag.Newf(diag.SourceUnavailable, "session %s does not return events %d–%d", src.SessionID, from, to).
 			With("sessionId", src.SessionID).With("fromEventId", eventID(from)).With("toEventId", eventID(to))
 	}
 	return out, nil

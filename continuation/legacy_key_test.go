@@ -3,6 +3,8 @@ package continuation
 import (
 	"context"
 	"testing"
+
+	"github.com/continuity-dev/continuity/diag"
 )
 
 // TestLegacyPendingEdgeFinishesAfterUpgrade: an older plugin wrote a
@@ -16,7 +18,7 @@ func TestLegacyPendingEdgeFinishesAfterUpgrade(t *testing.T) {
 	e := newEnv(t, Options{})
 	seedPredecessor(e.host, "A")
 	e.host.failAfterCreate = true
-	if c := code(t, e.call("A", "call-1", ToolContinueSession, argsFile(t, "basic"))); c != CodeHostCreateFailed {
+	if c := code(t, e.call("A", "call-1", ToolContinueSession, argsFile(t, "basic"))); c != diag.HostCreateFailed {
 		t.Fatalf("code %q", c)
 	}
 	newKey, oldKey := idempotencyKey("A", turnOf("call-1"), "call-1"), legacyKey("A", "call-1")

@@ -86,7 +86,7 @@ func (s *Service) Handoff(ctx context.Context, edgeID string) (HandoffInspector,
 		return HandoffInspector{}, storeErr("read edge", err)
 	}
 	if e == nil {
-		return HandoffInspector{}, diag.Newf(CodeNotFound, "edge %s does not exist", edgeID).With("edgeId", edgeID)
+		return HandoffInspector{}, diag.Newf(diag.NotFound, "edge %s does not exist", edgeID).With("edgeId", edgeID)
 	}
 	h, m, err := s.edgeDetail(ctx, *e)
 	if err != nil {
@@ -102,7 +102,7 @@ func (s *Service) Manifest(ctx context.Context, manifestID string) (Manifest, er
 		return Manifest{}, err
 	}
 	if m == nil {
-		return Manifest{}, diag.Newf(CodeNotFound, "manifest %s does not exist", manifestID).With("manifestId", manifestID)
+		return Manifest{}, diag.Newf(diag.NotFound, "manifest %s does not exist", manifestID).With("manifestId", manifestID)
 	}
 	return *m, nil
 }
@@ -141,7 +141,7 @@ func (s *Service) manifestTool(ctx context.Context, call ToolCall) (ToolResult, 
 		return ToolResult{}, storeErr("read lineage", err)
 	}
 	if len(path) == 0 {
-		return ToolResult{}, diag.Newf(CodeNotFound, "session %s was not created by a continuation", call.SessionID).With("sessionId", call.SessionID)
+		return ToolResult{}, diag.Newf(diag.NotFound, "session %s was not created by a continuation", call.SessionID).With("sessionId", call.SessionID)
 	}
 	id := path[len(path)-1].ManifestID
 	if a.ManifestID != "" {
@@ -152,7 +152,7 @@ func (s *Service) manifestTool(ctx context.Context, call ToolCall) (ToolResult, 
 			}
 		}
 		if id == "" {
-			return ToolResult{}, diag.Newf(CodeLineageForbidden, "manifest %s is not on the lineage of %s", a.ManifestID, call.SessionID).
+			return ToolResult{}, diag.Newf(diag.LineageForbidden, "manifest %s is not on the lineage of %s", a.ManifestID, call.SessionID).
 				With("manifestId", a.ManifestID)
 		}
 	}
@@ -174,7 +174,7 @@ func (s *Service) Projection(ctx context.Context, edgeID string) ([]byte, error)
 		return nil, storeErr("read edge", err)
 	}
 	if e == nil || !e.committed {
-		return nil, diag.Newf(CodeNotFound, "edge %s does not exist", edgeID).With("edgeId", edgeID)
+		return nil, diag.Newf(diag.NotFound, "edge %s does not exist", edgeID).With("edgeId", edgeID)
 	}
 	return e.context, nil
 }

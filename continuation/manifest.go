@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 )
 
-// Manifest is the projection manifest (seed 000, "Projection manifest"): the
+// Manifest is the projection manifest (docs/design.md §3): the
 // exact account of what seeded one successor. It says which events, resources
 // and state revisions the successor received, which stayed linked but cold
 // and why, and which compiler built it, so nobody has to trust the prose.

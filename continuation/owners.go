@@ -7,14 +7,14 @@ import (
 	"github.com/continuity-dev/continuity/diag"
 )
 
-// A continuation ends the turn that made it (seed 000: "Calling this tool
-// ends the predecessor's active turn"), so one turn makes at most one
-// continuation, and a pending run it carries changes owner once. Both are
-// claimed inside insertIntent's transaction, holding the write lock, so two
-// concurrent calls cannot both win. An edge counts while it is committed
-// or still under way (pending within pendingLease, its host create not
-// failed); an edge whose host create failed gives its claims up, because
-// its call returned an error and nothing was continued.
+// A continuation ends the turn that made it (docs/protocol.md §12.1), so
+// one turn makes at most one continuation, and a pending run it carries
+// changes owner once. Both are claimed inside insertIntent's transaction,
+// holding the write lock, so two concurrent calls cannot both win. An edge
+// counts while it is committed or still under way (pending within
+// pendingLease, its host create not failed); an edge whose host create
+// failed gives its claims up, because its call returned an error and
+// nothing was continued.
 
 // claimTurn refuses a second continuation from the same session and turn
 // under another call id (a replay of the same call never gets here).
@@ -34,7 +34,7 @@ func claimTurn(ctx context.Context, tx *sql.Tx, e Edge, pendingSince int64) erro
 }
 
 func turnEnded(sessionID string, turn int64, edgeID string) error {
-	return diag.Newf(CodeTurnEnded, "turn %d of session %s already continued (edge %s); the successor answers", turn, sessionID, edgeID).
+	return diag.Newf(diag.TurnEnded, "turn %d of session %s already continued (edge %s); the successor answers", turn, sessionID, edgeID).
 		With("sessionId", sessionID).With("turn", turn).With("edgeId", edgeID)
 }
 
@@ -57,7 +57,7 @@ func claimRuns(ctx context.Context, tx *sql.Tx, e Edge, state []StateItem, pendi
 		case err != nil:
 			return storeErr("read run owner", err)
 		case owner != e.Corrects && (ownerState == "committed" || created >= pendingSince && !failed):
-			return diag.Newf(CodeTransferInvalid, "run %s of session %s was already carried by edge %s", it.Key, e.PredecessorID, owner).
+			return diag.Newf(diag.TransferInvalid, "run %s of session %s was already carried by edge %s", it.Key, e.PredecessorID, owner).
 				With("runId", it.Key).With("edgeId", owner)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO continuation_run_owners(session_id, run_id, edge_id) VALUES(?,?,?)

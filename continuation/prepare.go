@@ -21,10 +21,10 @@ func (s *Service) prepare(ctx context.Context, call ToolCall, args ContinueArgs,
 			return in, storeErr("read edge", err)
 		}
 		if orig == nil {
-			return in, diag.Newf(CodeNotFound, "edge %s does not exist", args.Corrects).With("edgeId", args.Corrects)
+			return in, diag.Newf(diag.NotFound, "edge %s does not exist", args.Corrects).With("edgeId", args.Corrects)
 		}
 		if orig.SuccessorID != call.SessionID {
-			return in, diag.Newf(CodeLineageForbidden, "only the successor of edge %s may correct it", orig.ID).With("edgeId", orig.ID)
+			return in, diag.Newf(diag.LineageForbidden, "only the successor of edge %s may correct it", orig.ID).With("edgeId", orig.ID)
 		}
 		pred = orig.PredecessorID
 		if n, ok := parseEventID(orig.InitiatingEventID); ok {
@@ -44,7 +44,7 @@ func (s *Service) prepare(ctx context.Context, call ToolCall, args ContinueArgs,
 		return in, err
 	}
 	if h.initiating == nil {
-		return in, diag.Newf(CodeInitiatingEventUnavailable, "session %s has no user message to carry", pred).With("sessionId", pred)
+		return in, diag.Newf(diag.InitiatingEventUnavailable, "session %s has no user message to carry", pred).With("sessionId", pred)
 	}
 	pending, plan := h.pendingList(), hostPlan(h)
 	moved, err := transferredRuns(ctx, s.db, pred)
@@ -129,7 +129,7 @@ func (s *Service) checkRate(ctx context.Context, pred string, path []Edge, now i
 		return err
 	}
 	if n+1 > s.opts.MaxPerSession {
-		return diag.Newf(CodeRateLimited, "session %s was continued %d times in the last %s", pred, n, s.opts.RateWindow).
+		return diag.Newf(diag.RateLimited, "session %s was continued %d times in the last %s", pred, n, s.opts.RateWindow).
 			With("sessionId", pred).With("count", n)
 	}
 	chain := 0
@@ -139,7 +139,7 @@ func (s *Service) checkRate(ctx context.Context, pred string, path []Edge, now i
 		}
 	}
 	if chain+1 > s.opts.MaxChain {
-		return diag.Newf(CodeRateLimited, "the lineage of session %s grew by %d continuations in the last %s", pred, chain, s.opts.RateWindow).
+		return diag.Newf(diag.RateLimited, "the lineage of session %s grew by %d continuations in the last %s", pred, chain, s.opts.RateWindow).
 			With("sessionId", pred).With("count", chain)
 	}
 	return nil

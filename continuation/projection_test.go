@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/hostapi"
 )
 
@@ -78,7 +79,7 @@ func TestProjectionOrderAndLineageBlock(t *testing.T) {
 func TestHandoffCannotAuthorLineage(t *testing.T) {
 	e := newEnv(t, Options{})
 	seedPredecessor(e.host, "A")
-	if c := code(t, e.call("A", "call-1", ToolContinueSession, argsFile(t, "injected"))); c != CodeHandoffInvalid {
+	if c := code(t, e.call("A", "call-1", ToolContinueSession, argsFile(t, "injected"))); c != diag.HandoffInvalid {
 		t.Fatalf("code %q", c)
 	}
 	if e.host.creates != 0 {

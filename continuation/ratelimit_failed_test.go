@@ -38,7 +38,7 @@ func TestFailedCreatesDoNotUseUpTheRateLimit(t *testing.T) {
 		if err == nil {
 			got = code(t, res)
 		}
-		if got != CodeHostCreateFailed {
+		if got != diag.HostCreateFailed {
 			t.Fatalf("%s with the host down: %q", callID, got)
 		}
 	}

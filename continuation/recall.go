@@ -66,7 +66,7 @@ func (s *Service) recall(ctx context.Context, call ToolCall) (ToolResult, error)
 	from, _ := parseEventID(a.FromEventID)
 	to, _ := parseEventID(a.ToEventID)
 	if from > to {
-		return ToolResult{}, diag.New(CodeArgumentsInvalid, "fromEventId is after toEventId")
+		return ToolResult{}, diag.New(diag.ContinuityArgumentsInvalid, "fromEventId is after toEventId")
 	}
 	manifests, err := s.authorizeRecall(ctx, call.SessionID, a.SessionID, from, to)
 	if err != nil {
@@ -100,12 +100,12 @@ func (s *Service) recall(ctx context.Context, call ToolCall) (ToolResult, error)
 	case err != nil:
 		// Revoked or unreadable: nothing of the range is given, not even
 		// the stored version, and nothing newer stands in for it.
-		u := Unavailable{FromEventID: a.FromEventID, ToEventID: a.ToEventID, Code: CodeSourceUnavailable, HostCode: diag.CodeOf(err)}
+		u := Unavailable{FromEventID: a.FromEventID, ToEventID: a.ToEventID, Code: diag.SourceUnavailable, HostCode: diag.CodeOf(err)}
 		res.Events, res.Unavailable = []RecalledEvent{}, []Unavailable{u}
 		return recallResult(res), nil
 	}
 	if !complete && last < to {
-		res.Unavailable = append(res.Unavailable, Unavailable{FromEventID: eventID(last + 1), ToEventID: a.ToEventID, Code: CodeSourceUnavailable})
+		res.Unavailable = append(res.Unavailable, Unavailable{FromEventID: eventID(last + 1), ToEventID: a.ToEventID, Code: diag.SourceUnavailable})
 		for seq := range stored {
 			if seq > last {
 				delete(stored, seq)
@@ -113,7 +113,7 @@ func (s *Service) recall(ctx context.Context, call ToolCall) (ToolResult, error)
 		}
 	}
 	for seq := range stored { // selected by a manifest, no longer returned by the host
-		res.Unavailable = append(res.Unavailable, Unavailable{FromEventID: eventID(seq), ToEventID: eventID(seq), Code: CodeSourceUnavailable})
+		res.Unavailable = append(res.Unavailable, Unavailable{FromEventID: eventID(seq), ToEventID: eventID(seq), Code: diag.SourceUnavailable})
 	}
 	return recallResult(res), nil
 }
@@ -180,6 +180,6 @@ func (s *Service) authorizeRecall(ctx context.Context, caller, sessionID string,
 			}
 		}
 	}
-	return nil, diag.Newf(CodeLineageForbidden, "session %s is not on the lineage of %s", sessionID, caller).
+	return nil, diag.Newf(diag.LineageForbidden, "session %s is not on the lineage of %s", sessionID, caller).
 		With("sessionId", sessionID).With("caller", caller)
 }

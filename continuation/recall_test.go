@@ -2,6 +2,8 @@ package continuation
 
 import (
 	"testing"
+
+	"github.com/continuity-dev/continuity/diag"
 )
 
 // continued returns an env where A was continued into a successor with
@@ -61,7 +63,7 @@ func TestRecallRevokedOrMissingSourceIsUnavailable(t *testing.T) {
 	e.host.revoked["A"] = true
 	got = recallOf(t, e, r.SuccessorID, `{"sessionId":"A","fromEventId":"1","toEventId":"4"}`)
 	if len(got.Events) != 0 || len(got.Unavailable) != 1 || got.Unavailable[0].HostCode != "session-revoked" ||
-		got.Unavailable[0].Code != CodeSourceUnavailable {
+		got.Unavailable[0].Code != diag.SourceUnavailable {
 		t.Fatalf("revoked source %+v", got)
 	}
 }
@@ -82,10 +84,10 @@ func TestRecallOutsideLineageIsRefused(t *testing.T) {
 	cases := []struct {
 		name, caller, args, code string
 	}{
-		{"unrelated session", r.SuccessorID, `{"sessionId":"X","eventId":"1"}`, CodeLineageForbidden},
-		{"successor from predecessor", "A", `{"sessionId":"` + r.SuccessorID + `","eventId":"1"}`, CodeLineageForbidden},
-		{"reversed range", r.SuccessorID, `{"sessionId":"A","fromEventId":"4","toEventId":"1"}`, CodeArgumentsInvalid},
-		{"both shapes", r.SuccessorID, `{"sessionId":"A","eventId":"1","fromEventId":"1","toEventId":"2"}`, CodeArgumentsInvalid},
+		{"unrelated session", r.SuccessorID, `{"sessionId":"X","eventId":"1"}`, diag.LineageForbidden},
+		{"successor from predecessor", "A", `{"sessionId":"` + r.SuccessorID + `","eventId":"1"}`, diag.LineageForbidden},
+		{"reversed range", r.SuccessorID, `{"sessionId":"A","fromEventId":"4","toEventId":"1"}`, diag.ContinuityArgumentsInvalid},
+		{"both shapes", r.SuccessorID, `{"sessionId":"A","eventId":"1","fromEventId":"1","toEventId":"2"}`, diag.ContinuityArgumentsInvalid},
 		{"ancestor", r.SuccessorID, `{"sessionId":"A","eventId":"2"}`, ""},
 	}
 	for _, c := range cases {
@@ -107,7 +109,7 @@ func TestContinueCannotCiteOutsideItsLineage(t *testing.T) {
 	args := withArgs(t, "minimal", func(a map[string]any) {
 		a["sources"] = []any{map[string]any{"kind": "session_events", "sessionId": "B0", "fromEventId": "1", "toEventId": "2", "relevance": "x"}}
 	})
-	if got := code(t, e.call("A", "call-1", ToolContinueSession, args)); got != CodeLineageForbidden {
+	if got := code(t, e.call("A", "call-1", ToolContinueSession, args)); got != diag.LineageForbidden {
 		t.Fatalf("citing a session outside the lineage: %q", got)
 	}
 	if e.host.creates != 0 {

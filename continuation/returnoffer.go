@@ -6,9 +6,9 @@ import (
 )
 
 // When a person comes back to a predecessor and writes there, answering in
-// place would silently fork the conversation (seed 000, "Returning to an
-// old session"). The plugin offers instead to open the current
-// continuation or to branch into another one, as a composer notice.
+// place would silently fork the conversation (docs/protocol.md §12.6). The
+// plugin offers instead to open the current continuation or to branch into
+// another one, as a composer notice.
 
 // EventNotice is the remote event composer notices travel on.
 const EventNotice = "continuity.notice"

@@ -11,8 +11,9 @@ import (
 )
 
 // Service is session continuation for one plugin process. It is safe for
-// concurrent use: every durable step is a single SQLite transaction, and
-// concurrent replays of one call converge on the same edge.
+// concurrent use: each durable step (the pending edge, then its commit) is
+// its own SQLite transaction, and concurrent replays of one call converge
+// on the same edge.
 type Service struct {
 	db       *sql.DB
 	sessions hostapi.Sessions
@@ -31,7 +32,7 @@ func Open(ctx context.Context, db *sql.DB, sessions hostapi.Sessions, emit hosta
 	return &Service{db: db, sessions: sessions, emit: emit, opts: opts.withDefaults()}, nil
 }
 
-// ToolCall is one tool/call request (PROTOCOL.md §4) for a continuation tool.
+// ToolCall is one tool/call request (docs/protocol.md §4) for a continuation tool.
 // Model, when the plugin knows the caller's model from agent/request, is
 // recorded in the manifest.
 type ToolCall struct {
@@ -82,7 +83,7 @@ type ErrorBody struct {
 // errorBody turns any error into a named ErrorBody; an error without a
 // code is reported as a store failure rather than without a name.
 func errorBody(err error) ErrorBody {
-	b := diag.BodyOf(err, CodeStoreFailed)
+	b := diag.BodyOf(err, diag.StoreFailed)
 	return ErrorBody{Code: b.Code, Message: b.Message, Details: b.Details}
 }
 
@@ -114,7 +115,7 @@ func (s *Service) Tool(ctx context.Context, call ToolCall) (ToolResult, error) {
 	case ToolProjectionManifest:
 		res, err = s.manifestTool(ctx, call)
 	default:
-		return ToolResult{}, diag.Newf(CodeUnknownTool, "%s is not a continuation tool", call.Name).With("name", call.Name)
+		return ToolResult{}, diag.Newf(diag.UnknownTool, "%s is not a continuation tool", call.Name).With("name", call.Name)
 	}
 	if err != nil {
 		return ErrorResult(err), nil

@@ -22,7 +22,7 @@ const maxURL = 2048
 // control characters. The error names the rule, never the URL.
 func checkResourceURL(i int, raw string) error {
 	bad := func(why string) error {
-		return diag.Newf(CodeArgumentsInvalid, "sources/%d: url %s", i, why).With("index", i).With("member", "url")
+		return diag.Newf(diag.ContinuityArgumentsInvalid, "sources/%d: url %s", i, why).With("index", i).With("member", "url")
 	}
 	if len(raw) > maxURL {
 		return bad("is longer than 2048 bytes")
@@ -50,7 +50,7 @@ func checkResourceURL(i int, raw string) error {
 // root and inside it once resolved, with '/' or '\' as separators.
 func checkMemoryPath(i int, p string) error {
 	bad := func(why string) error {
-		return diag.Newf(CodeArgumentsInvalid, "sources/%d: path %s", i, why).With("index", i).With("member", "path")
+		return diag.Newf(diag.ContinuityArgumentsInvalid, "sources/%d: path %s", i, why).With("index", i).With("member", "path")
 	}
 	if strings.IndexFunc(p, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0 {
 		return bad("contains control characters")

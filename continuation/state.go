@@ -60,7 +60,7 @@ func buildTransfer(t *Transfer, pending []pendingEffect, plan *planState) ([]Sta
 		items = append(items, StateItem{Kind: StatePendingRun, Key: p.ID, Action: "carry", RunKind: p.Kind, CallID: p.CallID, EventID: seqID(p.Seq)})
 	}
 	if len(missing) > 0 {
-		return nil, diag.Newf(CodeUnsettledEffects, "%d pending runs are neither listed in transfer.pendingRuns nor settled", len(missing)).
+		return nil, diag.Newf(diag.UnsettledEffects, "%d pending runs are neither listed in transfer.pendingRuns nor settled", len(missing)).
 			With("pendingRuns", missing)
 	}
 	var unknown []string
@@ -71,7 +71,7 @@ func buildTransfer(t *Transfer, pending []pendingEffect, plan *planState) ([]Sta
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, diag.Newf(CodeTransferInvalid, "%d listed runs are not pending in the predecessor", len(unknown)).With("runs", unknown)
+		return nil, diag.Newf(diag.TransferInvalid, "%d listed runs are not pending in the predecessor", len(unknown)).With("runs", unknown)
 	}
 	action := t.Plan
 	if action == "" && plan != nil {
@@ -80,7 +80,7 @@ func buildTransfer(t *Transfer, pending []pendingEffect, plan *planState) ([]Sta
 	if action != "" {
 		if plan == nil {
 			if action != "omit" {
-				return nil, diag.Newf(CodeTransferInvalid, "transfer.plan is %s but the predecessor has no plan", action).With("plan", action)
+				return nil, diag.Newf(diag.TransferInvalid, "transfer.plan is %s but the predecessor has no plan", action).With("plan", action)
 			}
 		} else {
 			it := StateItem{Kind: StatePlan, Key: "plan", Action: action, Revision: plan.revision, EventID: plan.eventID}

@@ -109,7 +109,7 @@ func ancestry(ctx context.Context, q querier, sessionID string) ([]Edge, error) 
 			break
 		}
 		if seen[e.PredecessorID] {
-			return nil, diag.Newf(CodeCycle, "the stored lineage of session %s loops", sessionID).With("sessionId", sessionID)
+			return nil, diag.Newf(diag.Cycle, "the stored lineage of session %s loops", sessionID).With("sessionId", sessionID)
 		}
 		seen[e.PredecessorID] = true
 		rev = append(rev, *e)

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/continuity-dev/continuity/diag"
 )
 
 func TestCyclesAndSecondPredecessorsAreRefused(t *testing.T) {
@@ -16,8 +18,8 @@ func TestCyclesAndSecondPredecessorsAreRefused(t *testing.T) {
 	cases := []struct {
 		name, createAs, code string
 	}{
-		{"into itself", b.SuccessorID, CodeCycle},
-		{"into its ancestor", "A", CodeCycle},
+		{"into itself", b.SuccessorID, diag.Cycle},
+		{"into its ancestor", "A", diag.Cycle},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -32,7 +34,7 @@ func TestCyclesAndSecondPredecessorsAreRefused(t *testing.T) {
 	e.host.createAs = ""
 	seedPredecessor(e.host, "Z")
 	e.host.createAs = b.SuccessorID
-	if got := code(t, e.call("Z", "call-1", ToolContinueSession, argsFile(t, "minimal"))); got != CodePredecessorConflict {
+	if got := code(t, e.call("Z", "call-1", ToolContinueSession, argsFile(t, "minimal"))); got != diag.PredecessorConflict {
 		t.Fatalf("second predecessor: %q", got)
 	}
 	v := mustLineage(t, e, "A")
@@ -52,10 +54,10 @@ func TestCheckAcyclicOnStoredChains(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, c := range []struct{ pred, succ, code string }{
-		{ids[3], ids[0], CodeCycle},
-		{ids[3], ids[1], CodeCycle},
-		{ids[2], ids[2], CodeCycle},
-		{ids[0], ids[3], CodePredecessorConflict},
+		{ids[3], ids[0], diag.Cycle},
+		{ids[3], ids[1], diag.Cycle},
+		{ids[2], ids[2], diag.Cycle},
+		{ids[0], ids[3], diag.PredecessorConflict},
 		{ids[3], "fresh", ""},
 	} {
 		err := checkAcyclic(ctx, e.db, c.pred, c.succ)
@@ -74,7 +76,7 @@ func TestRateLimit(t *testing.T) {
 	e.host.add("A", ev("tool/result", `{"callId":"call-1","isError":false}`))
 	e.mustContinue("A", "c1", argsFile(t, "minimal"))
 	e.mustContinue("A", "c2", argsFile(t, "minimal"))
-	if got := code(t, e.call("A", "c3", ToolContinueSession, argsFile(t, "minimal"))); got != CodeRateLimited {
+	if got := code(t, e.call("A", "c3", ToolContinueSession, argsFile(t, "minimal"))); got != diag.RateLimited {
 		t.Fatalf("third successor: %q", got)
 	}
 	e.mustContinue("A", "c2", argsFile(t, "minimal")) // a replay is never limited
@@ -83,7 +85,7 @@ func TestRateLimit(t *testing.T) {
 	seedPredecessor(e.host, s.SuccessorID)
 	s2 := e.mustContinue(s.SuccessorID, "c1", argsFile(t, "minimal"))
 	seedPredecessor(e.host, s2.SuccessorID)
-	if got := code(t, e.call(s2.SuccessorID, "c1", ToolContinueSession, argsFile(t, "minimal"))); got != CodeRateLimited {
+	if got := code(t, e.call(s2.SuccessorID, "c1", ToolContinueSession, argsFile(t, "minimal"))); got != diag.RateLimited {
 		t.Fatalf("third link of a chain: %q", got)
 	}
 }
@@ -117,7 +119,7 @@ func TestRateLimitCountsContinuationsUnderWay(t *testing.T) {
 		first <- res
 	}()
 	<-inside
-	if got := code(t, e.call("A", "c3", ToolContinueSession, argsFile(t, "minimal"))); got != CodeRateLimited {
+	if got := code(t, e.call("A", "c3", ToolContinueSession, argsFile(t, "minimal"))); got != diag.RateLimited {
 		t.Fatalf("a continuation past the limit while another is under way: %q", got)
 	}
 	close(release)
@@ -139,9 +141,9 @@ func TestUnsettledEffectsMustBeCarried(t *testing.T) {
 		transfer any
 		code     string
 	}{
-		{"nothing carried", nil, CodeUnsettledEffects},
-		{"one carried", map[string]any{"pendingRuns": []string{"run-7"}}, CodeUnsettledEffects},
-		{"settled run listed", map[string]any{"pendingRuns": []string{"run-7", "call-5", "run-8"}}, CodeTransferInvalid},
+		{"nothing carried", nil, diag.UnsettledEffects},
+		{"one carried", map[string]any{"pendingRuns": []string{"run-7"}}, diag.UnsettledEffects},
+		{"settled run listed", map[string]any{"pendingRuns": []string{"run-7", "call-5", "run-8"}}, diag.TransferInvalid},
 		{"all carried", map[string]any{"pendingRuns": []string{"run-7", "call-5"}, "pinnedTools": []string{"search"}}, ""},
 	}
 	for i, c := range cases {
@@ -180,18 +182,18 @@ func TestContinueArgumentsAndSources(t *testing.T) {
 		return withArgs(t, "minimal", func(a map[string]any) { a["sources"] = []any{s} })
 	}
 	cases := []struct{ name, args, code string }{
-		{"not an object", `[]`, CodeArgumentsInvalid},
-		{"unknown reason", withArgs(t, "minimal", func(a map[string]any) { a["reason"] = "bored" }), CodeArgumentsInvalid},
-		{"extra member", withArgs(t, "minimal", func(a map[string]any) { a["lineage"] = "x" }), CodeArgumentsInvalid},
-		{"no handoff", withArgs(t, "minimal", func(a map[string]any) { delete(a, "handoff") }), CodeArgumentsInvalid},
-		{"event id not decimal", src(map[string]any{"kind": "session_event", "sessionId": "A", "eventId": "event-3", "relevance": "x"}), CodeArgumentsInvalid},
-		{"reversed range", src(map[string]any{"kind": "session_events", "sessionId": "A", "fromEventId": "4", "toEventId": "2", "relevance": "x"}), CodeArgumentsInvalid},
-		{"missing event", src(map[string]any{"kind": "session_event", "sessionId": "A", "eventId": "99", "relevance": "x"}), CodeSourceUnavailable},
-		{"session outside the lineage", src(map[string]any{"kind": "session_event", "sessionId": "nope", "eventId": "1", "relevance": "x"}), CodeLineageForbidden},
-		{"revoked session outside the lineage", src(map[string]any{"kind": "session_event", "sessionId": "R", "eventId": "1", "relevance": "x"}), CodeLineageForbidden},
-		{"range too long", src(map[string]any{"kind": "session_events", "sessionId": "A", "fromEventId": "1", "toEventId": "7", "relevance": "x"}), CodeSourceLimit},
-		{"unknown correction", withArgs(t, "minimal", func(a map[string]any) { a["corrects"] = "continuation-x" }), CodeNotFound},
-		{"plan without plan", withArgs(t, "minimal", func(a map[string]any) { a["transfer"] = map[string]any{"plan": "carry"} }), CodeTransferInvalid},
+		{"not an object", `[]`, diag.ContinuityArgumentsInvalid},
+		{"unknown reason", withArgs(t, "minimal", func(a map[string]any) { a["reason"] = "bored" }), diag.ContinuityArgumentsInvalid},
+		{"extra member", withArgs(t, "minimal", func(a map[string]any) { a["lineage"] = "x" }), diag.ContinuityArgumentsInvalid},
+		{"no handoff", withArgs(t, "minimal", func(a map[string]any) { delete(a, "handoff") }), diag.ContinuityArgumentsInvalid},
+		{"event id not decimal", src(map[string]any{"kind": "session_event", "sessionId": "A", "eventId": "event-3", "relevance": "x"}), diag.ContinuityArgumentsInvalid},
+		{"reversed range", src(map[string]any{"kind": "session_events", "sessionId": "A", "fromEventId": "4", "toEventId": "2", "relevance": "x"}), diag.ContinuityArgumentsInvalid},
+		{"missing event", src(map[string]any{"kind": "session_event", "sessionId": "A", "eventId": "99", "relevance": "x"}), diag.SourceUnavailable},
+		{"session outside the lineage", src(map[string]any{"kind": "session_event", "sessionId": "nope", "eventId": "1", "relevance": "x"}), diag.LineageForbidden},
+		{"revoked session outside the lineage", src(map[string]any{"kind": "session_event", "sessionId": "R", "eventId": "1", "relevance": "x"}), diag.LineageForbidden},
+		{"range too long", src(map[string]any{"kind": "session_events", "sessionId": "A", "fromEventId": "1", "toEventId": "7", "relevance": "x"}), diag.SourceLimit},
+		{"unknown correction", withArgs(t, "minimal", func(a map[string]any) { a["corrects"] = "continuation-x" }), diag.NotFound},
+		{"plan without plan", withArgs(t, "minimal", func(a map[string]any) { a["transfer"] = map[string]any{"plan": "carry"} }), diag.TransferInvalid},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -205,7 +207,7 @@ func TestContinueArgumentsAndSources(t *testing.T) {
 	}
 	e.mustContinue("A", "same", argsFile(t, "minimal"))
 	other := withArgs(t, "minimal", func(a map[string]any) { a["title"] = "Another title" })
-	if got := code(t, e.call("A", "same", ToolContinueSession, other)); got != CodeReplayMismatch {
+	if got := code(t, e.call("A", "same", ToolContinueSession, other)); got != diag.ReplayMismatch {
 		t.Fatalf("replay with other arguments: %q", got)
 	}
 }
@@ -213,7 +215,7 @@ func TestContinueArgumentsAndSources(t *testing.T) {
 func TestNoInitiatingMessage(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.host.add("C", ev("turn/start", `{"turn":0}`), ev("user/message", `{"text":"summary","source":{"kind":"compact-checkpoint","compactionId":"c1"}}`))
-	if got := code(t, e.call("C", "call-1", ToolContinueSession, argsFile(t, "minimal"))); got != CodeInitiatingEventUnavailable {
+	if got := code(t, e.call("C", "call-1", ToolContinueSession, argsFile(t, "minimal"))); got != diag.InitiatingEventUnavailable {
 		t.Fatalf("code %q", got)
 	}
 }
@@ -225,8 +227,8 @@ func TestPartialHistoryIsRefused(t *testing.T) {
 	e := newEnv(t, Options{})
 	seedPredecessor(e.host, "A")
 	e.host.pageSize, e.host.stallAfter = 2, 2
-	if got := code(t, e.call("A", "call-1", ToolContinueSession, argsFile(t, "minimal"))); got != CodeSourceUnavailable {
-		t.Fatalf("code %q, want %q", got, CodeSourceUnavailable)
+	if got := code(t, e.call("A", "call-1", ToolContinueSession, argsFile(t, "minimal"))); got != diag.SourceUnavailable {
+		t.Fatalf("code %q, want %q", got, diag.SourceUnavailable)
 	}
 	if e.host.creates != 0 {
 		t.Fatal("a continuation from part of a history reached the host")
@@ -242,8 +244,8 @@ func TestLineageBlockRefusedEverywhere(t *testing.T) {
 	for name, edit := range map[string]func(a map[string]any){
 		"pinned resource": func(a map[string]any) { a["transfer"] = map[string]any{"pinnedResources": []any{block}} },
 	} {
-		if got := code(t, e.call("A", "call-"+name, ToolContinueSession, withArgs(t, "minimal", edit))); got != CodeHandoffInvalid {
-			t.Errorf("%s: code %q, want %q", name, got, CodeHandoffInvalid)
+		if got := code(t, e.call("A", "call-"+name, ToolContinueSession, withArgs(t, "minimal", edit))); got != diag.HandoffInvalid {
+			t.Errorf("%s: code %q, want %q", name, got, diag.HandoffInvalid)
 		}
 	}
 }

@@ -1,16 +1,18 @@
 // Package diag holds the named diagnostics that continuity reports to hosts.
 //
-// Every domain failure in the plugin is a *diag.Error carrying a code:
-// the COPILOT_CONTINUATION_* codes below, the DSH Remote codes of
-// envelope.go, or a feature package's CONTINUITY_* codes (continuation,
-// boundary; listed in ui-contract/schemas/codes). Packages return them
-// (wrapped with %w where useful). BodyOf (envelope.go) is the one mapping
-// from an error to what a host sees; the three envelopes — JSON-RPC errors
-// (-32001 with the code at the start of the message and in data.code, so
-// hosts that forward only the message still see it), Remote envelopes and
-// tool results — format its Body. Messages never contain ciphertext,
-// message text or credentials: callers put ids and counts in them, nothing
-// else.
+// Every domain failure is a *diag.Error carrying a code, and every code is
+// declared in this package: the COPILOT_CONTINUATION_* codes below, the
+// CONTINUITY_* codes of session continuation and managed context
+// (continuity.go), the protocol-level codes and JSON-RPC numbers (rpc.go)
+// and the DSH Remote codes (envelope.go). registry.go lists them all with
+// the ui-contract list that documents each, and a test keeps the two in
+// step. Feature packages return diagnostics (wrapped with %w where useful);
+// BodyOf (envelope.go) is the one mapping from an error to what a host may
+// see, and the three envelopes — JSON-RPC errors (-32001 with the code at
+// the start of the message and in data.code, so hosts that forward only the
+// message still see it), Remote envelopes and tool results — format its
+// Body. Messages never contain ciphertext, message text or credentials:
+// callers put ids and counts in them, nothing else.
 package diag
 
 import (
@@ -18,7 +20,7 @@ import (
 	"fmt"
 )
 
-// Payload filter codes (PROTOCOL.md §7).
+// Payload filter codes (docs/protocol.md §7).
 const (
 	InvalidPayload          = "COPILOT_CONTINUATION_INVALID_PAYLOAD"
 	UnsupportedReasoning    = "COPILOT_CONTINUATION_UNSUPPORTED_REASONING"

@@ -14,7 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// The benchmarks measure the DESIGN.md §6 bars in one run: each filter
+// The benchmarks measure the docs/design.md §6 bars in one run: each filter
 // benchmark also measures its reference (SHA-256 over the same ciphertext,
 // or an encoding/json decode-filter-encode of the same payload) in the same
 // process and reports the ratio, so machines and runs compare fairly.

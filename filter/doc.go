@@ -1,5 +1,5 @@
 // Package filter owns the outgoing OpenAI Responses payload filter of
-// visible-history continuation (DESIGN.md §2.3).
+// visible-history continuation (docs/design.md §2.3).
 //
 // A Turn fingerprints, on its first successful payload, every top-level
 // `type: "reasoning"` input item by SHA-256 over its encrypted_content; that

@@ -10,7 +10,7 @@ import (
 
 // walkFinal yields, in order, the pieces of the payload that make up the
 // final bytes: the payload without its omitted reasoning items (each with
-// the separator that DESIGN.md §2.3's cut rules give it) and, when strip is
+// the separator that docs/design.md §2.3's cut rules give it) and, when strip is
 // set, without the id members of ordinary items that directly follow an
 // omitted item. omit(r) says whether the r-th reasoning item is omitted; it
 // may block until that is decided, which lets the digest follow the

@@ -15,7 +15,7 @@ import (
 )
 
 // FuzzFilter runs two calls of one turn (the first sets the baseline) and
-// checks the invariants of DESIGN.md §6: no panic, only named errors, no
+// checks the invariants of docs/design.md §6: no panic, only named errors, no
 // accepted invalid JSON, valid JSON out, a digest over the final bytes, no
 // baseline after a failure, and, whenever the independent oracle can judge
 // the payloads, exactly its bytes.

@@ -7,7 +7,7 @@ import (
 )
 
 // RetainTTL is how long the final bytes of a filtered request stay
-// available for an exact retry (DESIGN.md §2.3).
+// available for an exact retry (docs/design.md §2.3).
 const RetainTTL = 60 * time.Second
 
 // DefaultRetainBytes bounds the bytes a Retained holds when the caller does

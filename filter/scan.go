@@ -7,7 +7,7 @@ import (
 	"github.com/continuity-dev/continuity/jsonscan"
 )
 
-// Bounds per call (DESIGN.md §2.3). They bound the plugin's work, not the
+// Bounds per call (docs/design.md §2.3). They bound the plugin's work, not the
 // supplier's request size: there is no whole-request cap.
 const (
 	MaxItems          = 65536    // top-level input items, else INVALID_PAYLOAD

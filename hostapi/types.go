@@ -88,7 +88,7 @@ type Events struct {
 // there a seedLength means seeded, and a header that names its format
 // (version) with neither is not seeded. A header that says nothing of
 // either counts as seeded: a session whose birth evidence is incomplete
-// never gets the creation-time default (DESIGN.md §2.1).
+// never gets the creation-time default (docs/design.md §2.1).
 func (h *SessionHeader) UnmarshalJSON(b []byte) error {
 	type plain SessionHeader
 	var p struct {

@@ -37,7 +37,7 @@ func newContSessions() *contSessions {
 }
 
 // serve is the session/create handler: the same key always yields the
-// same session, as PROTOCOL.md §6 requires.
+// same session, as docs/protocol.md §6 requires.
 func (c *contSessions) serve(_ context.Context, params json.RawMessage) (any, *host.RPCError) {
 	var p hostapi.CreateSession
 	if err := json.Unmarshal(params, &p); err != nil {

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -82,6 +83,7 @@ type dispatcher struct {
 }
 
 type inflight struct {
+	method    string
 	cancel    context.CancelFunc
 	cancelled atomic.Bool
 }
@@ -133,7 +135,7 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 		return
 	}
 	ctx, cancel := context.WithCancel(d.base)
-	f := &inflight{cancel: cancel}
+	f := &inflight{method: req.Method, cancel: cancel}
 	d.mu.Lock()
 	if _, dup := d.inflight[in.ID.Key()]; dup {
 		d.mu.Unlock()
@@ -230,14 +232,33 @@ func (d *dispatcher) reply(id wire.ID, result any, err error) {
 	}
 }
 
-// wait blocks until every running request has replied or ctx ends.
+// wait blocks until every running request has replied or ctx ends. When
+// ctx ends first (the exit deadline), it logs how many requests were left
+// and their methods: they are cancelled already and will get no reply
+// once the process exits.
 func (d *dispatcher) wait(ctx context.Context) {
 	done := make(chan struct{})
 	go func() { d.wg.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-ctx.Done():
+		if methods := d.running(); len(methods) > 0 {
+			d.log.Warn("requests still running at the exit deadline", zap.Int("count", len(methods)), zap.Strings("methods", methods))
+		}
 	}
+}
+
+// running lists the methods of the requests still running, sorted, one
+// entry per request.
+func (d *dispatcher) running() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	methods := make([]string, 0, len(d.inflight))
+	for _, f := range d.inflight {
+		methods = append(methods, f.method)
+	}
+	slices.Sort(methods)
+	return methods
 }
 
 // cancelAll cancels every running request (used at EOF).

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
 
 	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/wire"
@@ -22,6 +23,7 @@ import (
 type hostCaller struct {
 	conn   *jsonrpc2.Conn
 	stream *wire.Stream
+	log    *zap.Logger
 	seq    atomic.Uint64
 }
 
@@ -40,7 +42,9 @@ func (h *hostCaller) Call(ctx context.Context, method string, params, result any
 		// Tell the host we no longer need the answer; the reply, if it
 		// comes, is dropped by the connection.
 		call.Forget()
-		_ = h.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": id})
+		if err := h.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": id}); err != nil {
+			h.log.Warn("cancellation not sent to the host", zap.String("method", method), zap.String("id", id.Str), zap.Error(err))
+		}
 		return fmt.Errorf("host %s: %w", method, ctxErr)
 	}
 	if err != nil {
@@ -58,8 +62,16 @@ func (h *hostCaller) Call(ctx context.Context, method string, params, result any
 	return nil
 }
 
+// Notify sends a notification to the host. A failure is logged here, with
+// the method only, because the features treat a lost notification as
+// recoverable (the state it announces is stored and readable) and do not
+// report it further.
 func (h *hostCaller) Notify(ctx context.Context, method string, params any) error {
-	return h.conn.Notify(ctx, method, params)
+	err := h.conn.Notify(ctx, method, params)
+	if err != nil {
+		h.log.Warn("notification not sent to the host", zap.String("method", method), zap.Error(err))
+	}
+	return err
 }
 
 // hostError turns a JSON-RPC error from the host into a *diag.Error when the
@@ -71,7 +83,9 @@ func hostError(method string, err error) error {
 	}
 	var data map[string]any
 	if re.Data != nil {
-		_ = json.Unmarshal(*re.Data, &data)
+		if err := json.Unmarshal(*re.Data, &data); err != nil {
+			return fmt.Errorf("host %s: error %d with data that is not an object: %s", method, re.Code, re.Message)
+		}
 	}
 	code, _ := data["code"].(string)
 	if code == "" {

@@ -15,7 +15,7 @@ import (
 // name given twice is refused (a reader taking the first copy and another
 // the last would disagree), and the envelope — the params with an object
 // args replaced by {} — is what the schema checks. Args is a view of raw,
-// checked strictly by the Remote method against its own schema, so a
+// checked strictly against its method's own schema, so a
 // client's bad argument is an arguments-invalid result and a 64 MiB member
 // is neither decoded nor copied on the way (issue 18 #7, #12).
 func splitInvokeParams(raw []byte) (invokeParams, error) {

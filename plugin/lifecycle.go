@@ -6,12 +6,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/turns"
 	"github.com/continuity-dev/continuity/wire"
 	"go.uber.org/zap"
 )
 
-// initializeParams is PROTOCOL.md §3 initialize.
+// initializeParams is docs/protocol.md §3 initialize.
 type initializeParams struct {
 	ProtocolVersion string `json:"protocolVersion"`
 	Host            struct {
@@ -65,7 +66,7 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 	if p.ProtocolVersion != ProtocolVersion {
 		return nil, &protocolError{code: wire.CodeInvalidParams,
 			msg:  "unsupported protocol version",
-			data: map[string]any{"code": "PROTOCOL_VERSION_UNSUPPORTED", "supported": []string{ProtocolVersion}}}
+			data: map[string]any{"code": diag.ProtocolVersionUnsupported, "supported": []string{ProtocolVersion}}}
 	}
 	providers, err := s.payloadProviders(p.PayloadProviders)
 	if err != nil {
@@ -111,7 +112,7 @@ func (s *Server) payloadProviders(declared *[]string) (turns.Providers, error) {
 	if err != nil {
 		return turns.Providers{}, &protocolError{code: wire.CodeInvalidParams,
 			msg:  "initialize: payloadProviders: " + err.Error(),
-			data: map[string]any{"code": "PAYLOAD_PROVIDERS_UNSUPPORTED", "supported": turns.SupportedProviders()}}
+			data: map[string]any{"code": diag.PayloadProvidersUnsupported, "supported": turns.SupportedProviders()}}
 	}
 	return providers, nil
 }

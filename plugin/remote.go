@@ -5,10 +5,9 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/continuity-dev/continuity/boundary"
-	"github.com/continuity-dev/continuity/continuation"
 	"github.com/continuity-dev/continuity/remote"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
+	"github.com/continuity-dev/continuity/wire"
 )
 
 // continuityNamespace is the Remote namespace of continuity's own
@@ -41,9 +40,6 @@ func (s *Server) remoteInvoke(ctx context.Context, raw []byte) (any, error) {
 	case remote.SessionContinuationNamespace:
 		return svc.session.Invoke(ctx, p.Method, p.Args), nil
 	case continuityNamespace:
-		if p.Method == continuation.RemoteProjection {
-			return s.projection(ctx, p.Args)
-		}
 		return svc.continuityRemote(ctx, p.Method, p.Args), nil
 	}
 	return remote.Fail(remote.MethodNotFound, "no Remote "+clip(p.Namespace)+"/"+clip(p.Method)), nil
@@ -54,44 +50,72 @@ type remoteMethod struct {
 	// stored marks methods that read continuity.db; while the store is
 	// unavailable they answer STORAGE_UNAVAILABLE.
 	stored bool
-	call   func(svc *services, ctx context.Context, args json.RawMessage) remote.Envelope
+	// call decodes arguments that have passed the method's schema and
+	// calls the feature. It returns the result — a remote.Envelope, or a
+	// wire.RawResult for a value written as stored bytes — or the decode's
+	// error, which the caller answers as arguments-invalid.
+	call func(svc *services, ctx context.Context, args json.RawMessage) (any, error)
 }
 
-// continuityRemotes is the continuity namespace: account switch and
-// notices (turns), lineage/handoff/manifest (continuation) and boundary.
-// The feature packages check their own arguments; the turns methods are
-// checked here against remote/continuity/<method>.args.
-var continuityRemotes = map[string]remoteMethod{
-	"accountSwitch": {call: func(svc *services, ctx context.Context, args json.RawMessage) remote.Envelope {
-		a, fail := agentArgs("accountSwitch", args)
-		if fail != nil {
-			return *fail
+// typed adapts a feature call on decoded arguments to a remoteMethod's call.
+func typed[T any](f func(svc *services, ctx context.Context, a T) any) func(*services, context.Context, json.RawMessage) (any, error) {
+	return func(svc *services, ctx context.Context, raw json.RawMessage) (any, error) {
+		var a T
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return nil, err
 		}
-		return envelopeOf(svc.turns.AccountSwitch(ctx, a.AgentID, a.AccountID))
-	}},
-	"notices": {call: func(svc *services, _ context.Context, args json.RawMessage) remote.Envelope {
-		a, fail := agentArgs("notices", args)
-		if fail != nil {
-			return *fail
-		}
-		return remote.Success(svc.turns.Notices(a.AgentID))
-	}},
-	continuation.RemoteLineage:  {stored: true, call: continuationRemote(continuation.RemoteLineage)},
-	continuation.RemoteHandoff:  {stored: true, call: continuationRemote(continuation.RemoteHandoff)},
-	continuation.RemoteManifest: {stored: true, call: continuationRemote(continuation.RemoteManifest)},
-	boundary.MethodBoundary: {stored: true, call: func(svc *services, ctx context.Context, args json.RawMessage) remote.Envelope {
-		return envelopeOf(svc.boundary.Remote(ctx, boundary.MethodBoundary, args))
-	}},
-}
-
-func continuationRemote(method string) func(*services, context.Context, json.RawMessage) remote.Envelope {
-	return func(svc *services, ctx context.Context, args json.RawMessage) remote.Envelope {
-		return envelopeOf(svc.cont.Remote(ctx, method, args))
+		return f(svc, ctx, a), nil
 	}
 }
 
-// continuityRemote runs one method of the continuity namespace.
-func (svc *services) continuityRemote(ctx context.Context, method string, args json.RawMessage) remote.Envelope {
+// The arguments of the continuity namespace, as the schemas name them.
+type (
+	agentArgs struct {
+		AgentID string `json:"agentId"`
+	}
+	accountSwitchArgs struct {
+		AgentID   string `json:"agentId"`
+		AccountID string `json:"accountId"`
+	}
+	edgeArgs struct {
+		EdgeID string `json:"edgeId"`
+	}
+	manifestArgs struct {
+		ManifestID string `json:"manifestId"`
+	}
+)
+
+// continuityRemotes is the continuity namespace: account switch and
+// notices (turns), lineage, handoff, manifest and projection
+// (continuation) and boundary (managed context). Each entry calls one
+// typed method of its feature.
+var continuityRemotes = map[string]remoteMethod{
+	"accountSwitch": {call: typed(func(svc *services, ctx context.Context, a accountSwitchArgs) any {
+		return envelopeOf(svc.turns.AccountSwitch(ctx, a.AgentID, a.AccountID))
+	})},
+	"notices": {call: typed(func(svc *services, _ context.Context, a agentArgs) any {
+		return remote.Success(svc.turns.Notices(a.AgentID))
+	})},
+	"lineage": {stored: true, call: typed(func(svc *services, ctx context.Context, a agentArgs) any {
+		return envelopeOf(svc.cont.Lineage(ctx, a.AgentID))
+	})},
+	"handoff": {stored: true, call: typed(func(svc *services, ctx context.Context, a edgeArgs) any {
+		return envelopeOf(svc.cont.Handoff(ctx, a.EdgeID))
+	})},
+	"manifest": {stored: true, call: typed(func(svc *services, ctx context.Context, a manifestArgs) any {
+		return envelopeOf(svc.cont.Manifest(ctx, a.ManifestID))
+	})},
+	"projection": {stored: true, call: typed(projection)},
+	"boundary": {stored: true, call: typed(func(svc *services, ctx context.Context, a agentArgs) any {
+		return envelopeOf(svc.boundary.Decided(ctx, a.AgentID))
+	})},
+}
+
+// continuityRemote runs one method of the continuity namespace: an unknown
+// method is method-not-found; a stored method answers the store's failure
+// while the store is unavailable; args that do not match
+// remote/continuity/<method>.args are arguments-invalid.
+func (svc *services) continuityRemote(ctx context.Context, method string, args json.RawMessage) any {
 	m, ok := continuityRemotes[method]
 	if !ok {
 		return remote.Fail(remote.MethodNotFound, "no Remote "+continuityNamespace+"/"+clip(method))
@@ -101,24 +125,31 @@ func (svc *services) continuityRemote(ctx context.Context, method string, args j
 			return remote.Failure(err)
 		}
 	}
-	return m.call(svc, ctx, args)
+	schema := "remote/" + continuityNamespace + "/" + method + ".args"
+	if err := uicontract.Validate(schema, args); err != nil {
+		return remote.Fail(remote.ArgumentsInvalid, schema+": "+err.Error())
+	}
+	res, err := m.call(svc, ctx, args)
+	if err != nil {
+		return remote.Fail(remote.ArgumentsInvalid, schema+": "+err.Error())
+	}
+	return res
 }
 
-// agentArgs checks and decodes the arguments of the turns methods.
-func agentArgs(method string, args json.RawMessage) (a struct {
-	AgentID   string `json:"agentId"`
-	AccountID string `json:"accountId"`
-}, fail *remote.Envelope) {
-	name := "remote/" + continuityNamespace + "/" + method + ".args"
-	if err := uicontract.Validate(name, args); err != nil {
-		e := remote.Fail(remote.ArgumentsInvalid, continuityNamespace+"/"+method+": "+err.Error())
-		return a, &e
+// projection serves continuity.projection {edgeId}: the successor context
+// byte for byte as session/create carried it. A success is written as a
+// wire.RawResult, so the stored bytes are not re-encoded; a failure is an
+// ordinary Remote envelope.
+func projection(svc *services, ctx context.Context, a edgeArgs) any {
+	b, err := svc.cont.Projection(ctx, a.EdgeID)
+	if err != nil {
+		return remote.Failure(err)
 	}
-	if err := json.Unmarshal(args, &a); err != nil {
-		e := remote.Fail(remote.ArgumentsInvalid, continuityNamespace+"/"+method+": "+err.Error())
-		return a, &e
+	res, err := wire.Object().Set("ok", true).Raw("value", b).Result()
+	if err != nil {
+		return remote.Failure(err)
 	}
-	return a, nil
+	return res
 }
 
 // envelopeOf is a Remote method's answer as a DSH envelope.

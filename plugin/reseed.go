@@ -11,7 +11,7 @@ import (
 
 // withReseed resolves continue_session's "projection": "reseed": reason,
 // title, handoff and sources that the call leaves out come from the
-// session's latest complete RESEED decision (DESIGN.md §4: a RESEED hands
+// session's latest complete RESEED decision (docs/design.md §4: a RESEED hands
 // its positive current-state projection to session continuation).
 // Arguments without that member are returned unchanged. The decision's
 // verified query comes back beside them: the successor receives it as is.

@@ -1,4 +1,4 @@
-// Package plugin is the continuity process: it serves PROTOCOL.md over a
+// Package plugin is the continuity process: it serves docs/protocol.md over a
 // pipe, checks every message against a typed method table, and routes host
 // events and requests to the feature packages (filter, settings, remote,
 // continuation, boundary) through the turn lifecycle.
@@ -102,7 +102,7 @@ func Serve(ctx context.Context, cfg Config) {
 	}
 	in := &readGate{ObjectStream: s.stream, open: make(chan struct{})}
 	s.conn = jsonrpc2.NewConn(ctx, in, s.disp, jsonrpc2.SetLogger(zapPrinter{cfg.Log}))
-	s.host = hostapi.NewClient(&hostCaller{conn: s.conn, stream: s.stream})
+	s.host = hostapi.NewClient(&hostCaller{conn: s.conn, stream: s.stream, log: s.log})
 	close(in.open)
 
 	select {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -44,7 +45,16 @@ type services struct {
 	// storeErr is STORAGE_UNAVAILABLE when continuity.db could not be
 	// opened; db, cont, boundary and decider are then nil.
 	storeErr error
+	// closing is set when close begins: from then on stored refuses new
+	// users, and a request already past that check gets the closed
+	// database's error from its query (database/sql refuses it; the
+	// features wrap it as their store-failure code).
+	closing atomic.Bool
 }
+
+// errStoreClosed answers a store-backed call that arrives while the plugin
+// exits.
+var errStoreClosed = diag.New(diag.StorageUnavailable, "the store is closed: the plugin is exiting")
 
 // capabilities is what initialize reports (and manifest.json repeats).
 type capabilities struct {
@@ -149,18 +159,15 @@ func (svc *services) openStore(ctx context.Context, s *Server, dataDir string, e
 	}
 	cont, err := continuation.Open(ctx, db, s.host, emit, continuation.Options{Now: s.cfg.Now, TokenBudget: s.cfg.ProjectionBudget})
 	if err != nil {
-		db.Close()
-		return storageError("the continuation store", err)
+		return storageError("the continuation store", errors.Join(err, db.Close()))
 	}
 	b, err := boundary.Open(ctx, db, boundary.Options{Sessions: s.host, Emit: emit, Now: s.cfg.Now})
 	if err != nil {
-		db.Close()
-		return storageError("the boundary store", err)
+		return storageError("the boundary store", errors.Join(err, db.Close()))
 	}
 	accounts, err := turns.OpenAccountStore(ctx, db)
 	if err != nil {
-		db.Close()
-		return storageError("the account store", err)
+		return storageError("the account store", errors.Join(err, db.Close()))
 	}
 	svc.db, svc.cont, svc.boundary, svc.accounts = db, cont, b, accounts
 	svc.decider = newDecider(s.base, b, s.log)
@@ -205,7 +212,12 @@ func (u unavailableSettings) Mutate(context.Context, string, []hostapi.Op, int64
 
 // stored reports whether the store-backed features (session continuation,
 // managed context) can run.
-func (svc *services) stored() error { return svc.storeErr }
+func (svc *services) stored() error {
+	if svc.closing.Load() {
+		return errStoreClosed
+	}
+	return svc.storeErr
+}
 
 // ready reports whether activation succeeded.
 func (svc *services) ready() error {
@@ -231,6 +243,7 @@ func (svc *services) capabilities() capabilities {
 // ends and returns once its goroutine has) and then closes the store,
 // which no goroutine uses any more.
 func (svc *services) close(ctx context.Context) {
+	svc.closing.Store(true)
 	if svc.decider != nil {
 		svc.decider.close(ctx)
 	}

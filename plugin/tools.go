@@ -10,6 +10,7 @@ import (
 
 	"github.com/continuity-dev/continuity/boundary"
 	"github.com/continuity-dev/continuity/continuation"
+	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/turns"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
 	"github.com/continuity-dev/continuity/wire"
@@ -145,22 +146,19 @@ func (svc *services) inheritPin(ctx context.Context, res continuation.ToolResult
 	if res.IsError {
 		return
 	}
-	b, err := json.Marshal(res.Structured)
-	if err != nil {
-		return
-	}
-	var st struct {
-		SuccessorID string `json:"successorId"`
-		EdgeID      string `json:"edgeId"`
-	}
-	if json.Unmarshal(b, &st) != nil || st.SuccessorID == "" {
-		return
+	st, ok := res.Structured.(continuation.ContinueResult)
+	if !ok || st.SuccessorID == "" {
+		return // not a continuation (or a replay without a successor yet)
 	}
 	edge, err := svc.cont.Handoff(ctx, st.EdgeID)
 	if err != nil {
+		svc.log.Warn("pin not inherited: the edge cannot be read", zap.String("edge", st.EdgeID), zap.Error(err))
 		return
 	}
-	_, _ = svc.boundary.InheritPin(ctx, st.SuccessorID, edge.PredecessorID)
+	if _, err := svc.boundary.InheritPin(ctx, st.SuccessorID, edge.PredecessorID); err != nil {
+		svc.log.Warn("pin not inherited", zap.String("successor", st.SuccessorID),
+			zap.String("predecessor", edge.PredecessorID), zap.String("code", diag.CodeOf(err)), zap.Error(err))
+	}
 }
 
 // models remembers each session's latest agent/request provider and model,

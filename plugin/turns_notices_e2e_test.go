@@ -51,7 +51,7 @@ func toBytes(ss []string) [][]byte {
 	return out
 }
 
-// Every rejection envelope of REFERENCE.md §2, as the supplier double
+// Every rejection envelope of docs/suppliers.md §2, as the supplier double
 // answers it, is recognised: with the policy off the notice offers
 // "Enable visible-history continuation" with the loss disclosure and
 // Cancel; with it on, status and guidance. A pairing rejection gets

@@ -42,7 +42,7 @@ const errorCode = "invalid_encrypted_content"
 // whatever their text, since a timeout, a rate limit or an outage is not
 // caused by the history sent (an invalid_encrypted_content burst at 5xx is a
 // supplier incident). Within a client error, a kind needs one of the phrases
-// of REFERENCE.md §2 with its anchor, or the invalid_encrypted_content code;
+// of docs/suppliers.md §2 with its anchor, or the invalid_encrypted_content code;
 // the status or a generic code (bad_request, invalid_request_body, "") alone
 // never classifies anything.
 func Classify(status int, body string) Verdict {

@@ -7,7 +7,7 @@ import (
 )
 
 // MaxBody is how much of an error body Classify reads. Hosts send at most
-// 8 KiB (PROTOCOL.md llm/response); the cap keeps the work bounded when a
+// 8 KiB (docs/protocol.md §4.1, llm/response); the cap keeps the work bounded when a
 // caller passes more.
 const MaxBody = 8 << 10
 

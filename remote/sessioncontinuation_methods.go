@@ -43,7 +43,7 @@ type View struct {
 	Compaction         *CompactionView `json:"compaction,omitempty"`
 }
 
-// viewStates are the compaction states the view shows (PROTOCOL.md §5).
+// viewStates are the compaction states the view shows (docs/protocol.md §5).
 // A bracket the plugin did not see ("unknown") is left out, not guessed.
 var viewStates = map[string]bool{"running": true, "completed": true, "failed": true, "cancelled": true, "blocked": true}
 
@@ -191,7 +191,7 @@ func (s *SessionContinuation) view(id string, r settings.Resolution) View {
 // announce sends the changed event. The change is already committed and
 // the result carries the new state, so a lost event only delays other
 // clients until they re-read; its error is deliberately not the caller's
-// failure. It survives the request's cancellation for the same reason.
+// failure (the host client logs it). It survives the request's cancellation for the same reason.
 func (s *SessionContinuation) announce(ctx context.Context, arg any) {
 	if s.emit != nil {
 		_ = s.emit.Emit(context.WithoutCancel(ctx), ChangedEvent, arg)

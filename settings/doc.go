@@ -1,5 +1,5 @@
 // Package settings owns the persisted visible-history continuation policy
-// (DESIGN.md §2.1): the two keys of the host's "github-copilot" settings
+// (docs/design.md §2.1): the two keys of the host's "github-copilot" settings
 // namespace that continuity writes, their strict shapes and bounds, how a
 // session's policy is resolved from them, and the embedded settings store
 // that stands in for the host's when the host has none.

@@ -170,7 +170,9 @@ func (s *FileStore) write(ns string, data []byte) error {
 		err = replaceFile(tmp, s.Path(ns))
 	}
 	if err != nil {
-		os.Remove(tmp)
+		if rerr := os.Remove(tmp); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			return errors.Join(err, rerr)
+		}
 		return err
 	}
 	return syncDir(s.dir)

@@ -157,10 +157,10 @@ func (p *Policy) failedWrite(ctx context.Context, base state, key string, err er
 
 // HostConflict is the data.code a host (and FileStore) gives a settings
 // write whose expectedRevision is stale.
-const HostConflict = "SETTINGS_CONFLICT"
+const HostConflict = diag.HostSettingsConflict
 
 // HostConflictError is the host's stale-write error, in the exact words of
-// the DSH settings service (REFERENCE.md §4).
+// the DSH settings service (docs/suppliers.md §4).
 func HostConflictError(ns string, expected, actual int64) *diag.Error {
 	return staleRevision(HostConflict, ns, expected, actual)
 }

@@ -1,15 +1,18 @@
 // Package sqlstore opens continuity's SQLite database in the data directory
 // and applies each component's schema migrations.
 //
-// One database file holds the continuation store and the boundary decision
-// records, so a continuation and the decisions that led to it commit
-// together. WAL mode lets readers (Remotes, recall) run beside the writer;
+// One database file holds the continuation store, the boundary pins and
+// decision records and the account store, each component in its own
+// tables and its own transactions: a continuation and the decision that
+// led to it are separate commits, linked by ids, never one transaction.
+// WAL mode lets readers (Remotes, recall) run beside the writer;
 // a busy timeout absorbs short lock waits between processes.
 package sqlstore
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,8 +55,7 @@ func Open(dir string) (*sql.DB, error) {
 		time.Sleep(time.Duration(10+attempt*10) * time.Millisecond)
 	}
 	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("sqlstore: open: %w", err)
+		return nil, errors.Join(fmt.Errorf("sqlstore: open: %w", err), db.Close())
 	}
 	return db, nil
 }
@@ -79,27 +81,34 @@ func Migrate(ctx context.Context, db *sql.DB, component string, steps []string) 
 			v, err = 0, nil
 		}
 		if err != nil {
-			tx.Rollback()
-			return fmt.Errorf("sqlstore: migrate %s: %w", component, err)
+			return errors.Join(fmt.Errorf("sqlstore: migrate %s: %w", component, err), Rollback(tx))
 		}
 		if v > len(steps) {
-			tx.Rollback()
-			return fmt.Errorf("sqlstore: %s schema version %d is newer than this binary (%d)", component, v, len(steps))
+			return errors.Join(fmt.Errorf("sqlstore: %s schema version %d is newer than this binary (%d)", component, v, len(steps)), Rollback(tx))
 		}
 		if v == len(steps) {
 			return tx.Rollback()
 		}
 		if _, err := tx.ExecContext(ctx, steps[v]); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("sqlstore: migrate %s to %d: %w", component, v+1, err)
+			return errors.Join(fmt.Errorf("sqlstore: migrate %s to %d: %w", component, v+1, err), Rollback(tx))
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(component, version) VALUES(?, ?)
 			ON CONFLICT(component) DO UPDATE SET version = excluded.version`, component, v+1); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("sqlstore: migrate %s: %w", component, err)
+			return errors.Join(fmt.Errorf("sqlstore: migrate %s: %w", component, err), Rollback(tx))
 		}
 		if err := tx.Commit(); err != nil {
 			return fmt.Errorf("sqlstore: migrate %s: %w", component, err)
 		}
 	}
+}
+
+// Rollback undoes tx after a failure and returns the rollback's own error
+// for the caller to join to the failure. A transaction the driver already
+// ended (its context was cancelled) has nothing left to undo, so that case
+// is not an error.
+func Rollback(tx *sql.Tx) error {
+	if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return fmt.Errorf("rollback: %w", err)
+	}
+	return nil
 }

@@ -11,7 +11,7 @@ const (
 	StateUnknown   = "unknown"
 )
 
-// Bracket limits (DESIGN.md §2.4).
+// Bracket limits (docs/design.md §2.4).
 const (
 	maxOpenBrackets = 64
 	maxStatuses     = 128

@@ -1,5 +1,5 @@
 // Package turns ties the payload filter and the Session policy to the host's
-// turn lifecycle (DESIGN.md §2.2–§2.5): which requests take part, when
+// turn lifecycle (docs/design.md §2.2–§2.5): which requests take part, when
 // filtering is revoked, how compaction brackets are covered, exact retries,
 // and the composer notices that tell the user what happened.
 //

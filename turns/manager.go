@@ -38,7 +38,7 @@ type Options struct {
 	Emitter  hostapi.Emitter
 	Now      func() time.Time
 	// Providers is whose payloads take part (the zero value: the default
-	// set), each with its paired-id decision (DESIGN.md §2.3).
+	// set), each with its paired-id decision (docs/design.md §2.3).
 	Providers Providers
 	// Ready reports whether activation succeeded; admission is refused
 	// with INITIALIZATION_FAILED while it returns a non-nil error.

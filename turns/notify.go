@@ -21,7 +21,8 @@ const noticeEvent = "continuity.notice"
 // of its queue, so that notification handlers in the read loop never wait
 // on the pipe to the host. A nil emitter sends nothing and starts nothing.
 type notifier struct {
-	q *queue.Queue[Notice]
+	q   *queue.Queue[Notice]
+	log *zap.Logger
 }
 
 // newNotifier starts the queue under base: cancelling it (the connection
@@ -41,7 +42,7 @@ func newNotifier(base context.Context, emit hostapi.Emitter, log *zap.Logger) *n
 	dropped := func(n Notice) {
 		log.Warn("notice dropped: the host is not reading", zap.String("notice", n.ID))
 	}
-	return &notifier{q: queue.New(base, send, queue.Options[Notice]{Limit: maxQueuedNotices, Dropped: dropped})}
+	return &notifier{q: queue.New(base, send, queue.Options[Notice]{Limit: maxQueuedNotices, Dropped: dropped}), log: log}
 }
 
 func (n *notifier) send(notice Notice) {
@@ -51,9 +52,12 @@ func (n *notifier) send(notice Notice) {
 }
 
 // close sends what is queued until ctx ends and returns once the queue's
-// goroutine has.
+// goroutine has; notices still queued at the deadline are logged by count.
 func (n *notifier) close(ctx context.Context) {
-	if n.q != nil {
-		n.q.Close(ctx)
+	if n.q == nil {
+		return
+	}
+	if unsent := n.q.Close(ctx); unsent > 0 {
+		n.log.Warn("notices left unsent at exit", zap.Int("notices", unsent))
 	}
 }

@@ -12,7 +12,7 @@ const Provider = "github-copilot-preview"
 
 // stripsPairedIDs is, for every provider continuity knows how to filter,
 // whether the id of the item that directly followed an omitted reasoning
-// item is removed (DESIGN.md §2.3). A provider missing here never takes
+// item is removed (docs/design.md §2.3). A provider missing here never takes
 // part: filtering a supplier whose replay rules are unknown would be a guess.
 var stripsPairedIDs = map[string]bool{
 	// Copilot binds item ids to the connection that issued them and, like

@@ -5,95 +5,147 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
-	"sort"
-	"strconv"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/continuity-dev/continuity/diag"
+	uicontract "github.com/continuity-dev/continuity/ui-contract"
 )
 
-// diagCodes returns the COPILOT_CONTINUATION_* string constants declared in
-// diag/diag.go, read with go/parser so that the list cannot drift from the
-// code that reports them.
-func diagCodes(t *testing.T) []string {
+// listedCodes returns the codes a schemas/codes file lists as const
+// alternatives (oneOf or anyOf), with their descriptions.
+func listedCodes(t *testing.T, list string) map[string]string {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), "../diag/diag.go", nil, 0)
+	b, err := os.ReadFile("schemas/" + list + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	ast.Inspect(f, func(n ast.Node) bool {
-		vs, ok := n.(*ast.ValueSpec)
-		if !ok {
-			return true
-		}
-		for _, v := range vs.Values {
-			lit, ok := v.(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				continue
-			}
-			s, err := strconv.Unquote(lit.Value)
-			if err == nil && strings.HasPrefix(s, "COPILOT_CONTINUATION_") {
-				out = append(out, s)
-			}
-		}
-		return true
-	})
-	sort.Strings(out)
-	return out
-}
-
-// copilotCodes returns the codes listed in schemas/codes/copilot.json with
-// their descriptions.
-func copilotCodes(t *testing.T) map[string]string {
-	t.Helper()
-	b, err := os.ReadFile("schemas/codes/copilot.json")
-	if err != nil {
-		t.Fatal(err)
+	var doc struct {
+		OneOf []codeEntry `json:"oneOf"`
+		AnyOf []codeEntry `json:"anyOf"`
 	}
-	var s struct {
-		OneOf []struct {
-			Const       string `json:"const"`
-			Description string `json:"description"`
-		} `json:"oneOf"`
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]string{}
-	for _, c := range s.OneOf {
+	for _, c := range append(doc.OneOf, doc.AnyOf...) {
+		if c.Const == "" {
+			continue // the $ref that includes another list
+		}
 		if _, dup := out[c.Const]; dup {
-			t.Errorf("codes/copilot lists %s twice", c.Const)
+			t.Errorf("%s lists %s twice", list, c.Const)
 		}
 		out[c.Const] = c.Description
 	}
 	return out
 }
 
-// TestCopilotCodesMatchDiag checks both directions: every diag constant is
-// in codes/copilot with a one-line description, and every listed code is a
-// diag constant.
-func TestCopilotCodesMatchDiag(t *testing.T) {
-	inDiag := diagCodes(t)
-	if len(inDiag) == 0 {
-		t.Fatal("found no COPILOT_CONTINUATION_* constants in diag/diag.go")
+type codeEntry struct {
+	Const       string `json:"const"`
+	Description string `json:"description"`
+}
+
+// wireErrorCodes returns the data.code constants wire/error.json ties to a
+// JSON-RPC code.
+func wireErrorCodes(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile("schemas/wire/error.json")
+	if err != nil {
+		t.Fatal(err)
 	}
-	listed := copilotCodes(t)
-	seen := map[string]bool{}
-	for _, c := range inDiag {
-		seen[c] = true
-		d, ok := listed[c]
+	var doc struct {
+		AllOf []struct {
+			If struct {
+				Properties struct {
+					Data struct {
+						Properties struct {
+							Code struct {
+								Const string `json:"const"`
+							} `json:"code"`
+						} `json:"properties"`
+					} `json:"data"`
+				} `json:"properties"`
+			} `json:"if"`
+		} `json:"allOf"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, c := range doc.AllOf {
+		if code := c.If.Properties.Data.Properties.Code.Const; code != "" {
+			out[code] = "tied to a JSON-RPC code"
+		}
+	}
+	return out
+}
+
+// TestRegistryMatchesContract checks diag's registry against the wire
+// contract in both directions: every registered code is listed, with a
+// one-line description, where its entry says; every code a list names is
+// registered for that list; Remote convention codes, which no schema
+// lists, are named in docs/protocol.md.
+func TestRegistryMatchesContract(t *testing.T) {
+	lists := map[string]map[string]string{
+		diag.ListCopilot:    listedCodes(t, diag.ListCopilot),
+		diag.ListContinuity: listedCodes(t, diag.ListContinuity),
+		diag.ListBoundary:   listedCodes(t, diag.ListBoundary),
+		diag.ListWireError:  wireErrorCodes(t),
+	}
+	protocol, err := os.ReadFile("../docs/protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	registered := map[string]string{}
+	for _, e := range diag.Registry() {
+		if _, dup := registered[e.Code]; dup {
+			t.Errorf("the registry holds %s twice", e.Code)
+		}
+		registered[e.Code] = e.List
+		if e.List == diag.ListRemote {
+			if !strings.Contains(string(protocol), "`"+e.Code+"`") {
+				t.Errorf("Remote code %s is not named in docs/protocol.md", e.Code)
+			}
+			continue
+		}
+		d, ok := lists[e.List][e.Code]
 		switch {
 		case !ok:
-			t.Errorf("diag.%s is not in codes/copilot.json", c)
+			t.Errorf("%s is registered for %s, which does not list it", e.Code, e.List)
 		case d == "" || strings.Contains(d, "\n"):
-			t.Errorf("%s: want a one-line description, got %q", c, d)
+			t.Errorf("%s: want a one-line description in %s, got %q", e.Code, e.List, d)
 		}
 	}
-	for c := range listed {
-		if !seen[c] {
-			t.Errorf("codes/copilot.json lists %s, which diag/diag.go does not declare", c)
+	for list, codes := range lists {
+		if len(codes) == 0 {
+			t.Errorf("%s lists no codes", list)
 		}
+		for c := range codes {
+			if registered[c] != list {
+				t.Errorf("%s lists %s, which diag's registry does not hold for it", list, c)
+			}
+		}
+	}
+}
+
+// TestRegistryCodesValidate checks that each CONTINUITY_* code is accepted
+// by codes/continuity (which includes codes/boundary) and that the schema
+// still refuses a code nobody declared.
+func TestRegistryCodesValidate(t *testing.T) {
+	for _, e := range diag.Registry() {
+		if e.List != diag.ListContinuity && e.List != diag.ListBoundary {
+			continue
+		}
+		if err := uicontract.Validate("codes/continuity", []byte(`"`+e.Code+`"`)); err != nil {
+			t.Errorf("%s: %v", e.Code, err)
+		}
+	}
+	if uicontract.Validate("codes/continuity", []byte(`"CONTINUITY_BOGUS"`)) == nil {
+		t.Fatal("an unknown code validates")
 	}
 }
 
@@ -101,10 +153,46 @@ func TestCopilotCodesMatchDiag(t *testing.T) {
 // summary, error.<CODE>, in every locale.
 func TestCopilotCodesHaveTexts(t *testing.T) {
 	for locale, texts := range loadTexts(t) {
-		for c := range copilotCodes(t) {
+		for c := range listedCodes(t, diag.ListCopilot) {
 			if texts["error."+c] == "" {
 				t.Errorf("%s: no text error.%s", locale, c)
 			}
 		}
+	}
+}
+
+// TestCodesDeclaredOnlyInDiag walks the module's non-test Go files and
+// fails on a string literal that is a whole diagnostic code outside diag:
+// a code typed anywhere else would bypass the registry.
+func TestCodesDeclaredOnlyInDiag(t *testing.T) {
+	code := regexp.MustCompile(`^"(COPILOT_CONTINUATION|CONTINUITY)_[A-Z0-9_]+"$`)
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case "diag", "node_modules", "testdata", ".git":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && code.MatchString(lit.Value) {
+				t.Errorf("%s declares %s outside diag's registry", path, lit.Value)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

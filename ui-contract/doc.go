@@ -1,5 +1,5 @@
 // Package uicontract holds the JSON Schemas (draft 2020-12) of every wire
-// message and view in PROTOCOL.md, and the user-facing texts, as embedded
+// message and view in docs/protocol.md, and the user-facing texts, as embedded
 // files. The plugin validates Remote and tool arguments against them before
 // acting, and tests validate every message the plugin sends.
 //

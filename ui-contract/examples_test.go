@@ -94,7 +94,7 @@ func check(name string, doc []byte) error {
 // errPrefix is what domainPrefix reports; example tables name it in why.
 var errPrefix = errors.New("message does not start with data.code")
 
-// domainPrefix checks PROTOCOL.md §2: for -32001 the diagnostic code is both
+// domainPrefix checks docs/protocol.md §2: for -32001 the diagnostic code is both
 // data.code and the start of message, so hosts that forward only the message
 // still see it.
 func domainPrefix(raw []byte) error {

@@ -58,7 +58,7 @@ func TestEverySchemaCompiles(t *testing.T) {
 	}
 }
 
-// TestProtocolMessagesHaveSchemas checks that every message PROTOCOL.md
+// TestProtocolMessagesHaveSchemas checks that every message docs/protocol.md
 // names has its schema, so a message cannot be dropped by deleting a file.
 func TestProtocolMessagesHaveSchemas(t *testing.T) {
 	want := []string{

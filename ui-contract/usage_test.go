@@ -2,7 +2,7 @@ package uicontract
 
 import "testing"
 
-// TestOtherUsageShapesStillPass: PROTOCOL.md §4 names the event types
+// TestOtherUsageShapesStillPass: docs/protocol.md §4 names the event types
 // the plugin acts on and says "Other types are accepted"; "usage" is not
 // among them (it is continuity's addition, optional for hosts). A host that
 // already has an event type called "usage" with a shape of its own, or that

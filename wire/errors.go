@@ -1,17 +1,22 @@
 package wire
 
-import "unsafe"
+import (
+	"unsafe"
 
-// JSON-RPC error codes used by continuity (PROTOCOL.md §2).
+	"github.com/continuity-dev/continuity/diag"
+)
+
+// JSON-RPC error codes of wire's own frames; the values are diag's
+// registry (docs/protocol.md §2).
 const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
-	CodeNotInitialized = -32002
-	CodeDomain         = -32001
-	CodeCancelled      = -32800
+	CodeParseError     = diag.RPCParseError
+	CodeInvalidRequest = diag.RPCInvalidRequest
+	CodeMethodNotFound = diag.RPCMethodNotFound
+	CodeInvalidParams  = diag.RPCInvalidParams
+	CodeInternalError  = diag.RPCInternalError
+	CodeNotInitialized = diag.RPCNotInitialized
+	CodeDomain         = diag.RPCDomain
+	CodeCancelled      = diag.RPCCancelled
 )
 
 // Error is a JSON-RPC error object.

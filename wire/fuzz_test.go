@@ -24,7 +24,7 @@ func (r *trickle) Read(p []byte) (int, error) {
 }
 
 // FuzzStream feeds arbitrary bytes, in reads of arbitrary size and under an
-// arbitrary frame limit, to a Stream and checks DESIGN.md §6 for frames:
+// arbitrary frame limit, to a Stream and checks docs/design.md §6 for frames:
 // no panic, every line the Stream writes (its own error replies) is JSON,
 // the params handed to a handler are exactly bytes of the input and valid
 // JSON, ids are echoed as sent, and once everything is released and the

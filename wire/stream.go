@@ -38,9 +38,11 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/continuity-dev/continuity/diag"
 )
 
-// DefaultMaxFrameBytes is the default frame limit (PROTOCOL.md §1).
+// DefaultMaxFrameBytes is the default frame limit (docs/protocol.md §1).
 const DefaultMaxFrameBytes = 256 << 20
 
 // Stream is a jsonrpc2.ObjectStream over NDJSON. It is safe for one reader
@@ -116,7 +118,7 @@ func (s *Stream) ReadObject(v any) error {
 		if errors.Is(err, errFrameTooLarge) {
 			s.log.Warn("frame too large", zap.Int64("limit", s.frames.max))
 			s.WriteError(nil, &Error{Code: CodeInvalidRequest, Message: "frame exceeds the frame limit",
-				Data: map[string]any{"code": "FRAME_TOO_LARGE", "limit": s.frames.max}})
+				Data: map[string]any{"code": diag.FrameTooLarge, "limit": s.frames.max}})
 			continue
 		}
 		if err != nil {

@@ -13,7 +13,7 @@ import (
 // benchCmd runs the performance comparison (package bench) with this very
 // binary as the plugin under test, prints the table and writes it as JSON
 // and Markdown. It exits 1 when a measurement fails and, with --strict,
-// 3 when a DESIGN.md §6 bar fails.
+// 3 when a docs/design.md §6 bar fails.
 func benchCmd(args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	quick := fs.Bool("quick", false, "small sizes only, for a fast check (bars are then computed at the largest size measured)")
@@ -21,7 +21,7 @@ func benchCmd(args []string) int {
 	runs := fs.Int("runs", 0, "least number of samples per case (default 5, quick 3)")
 	out := fs.String("out", "bench-results", "directory for bench.json and bench.md")
 	noNode := fs.Bool("no-node", false, "skip the Node.js reference even when node is installed")
-	strict := fs.Bool("strict", false, "exit 3 when a DESIGN.md §6 bar fails")
+	strict := fs.Bool("strict", false, "exit 3 when a docs/design.md §6 bar fails")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

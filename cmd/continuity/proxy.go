@@ -104,8 +104,7 @@ func proxyCmd(args []string) int {
 	}
 	px, err := proxy.New(cfg)
 	if err != nil {
-		ln.Close()
-		return fail("%v", err)
+		return fail("%v", errors.Join(err, ln.Close()))
 	}
 	srv := &http.Server{Handler: px, ReadHeaderTimeout: 30 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	if !loopback {
@@ -125,7 +124,10 @@ func proxyCmd(args []string) int {
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil {
-		srv.Close()
+		log.Warn("proxy shutdown: connections still open at the deadline are closed", zap.Error(err))
+		if cerr := srv.Close(); cerr != nil {
+			log.Warn("proxy close", zap.Error(cerr))
+		}
 	}
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Error("proxy stopped", zap.Error(err))

@@ -1,5 +1,5 @@
 // Package payloadgen makes realistic OpenAI Responses request bodies for
-// tests and benchmarks of the payload filter (REFERENCE.md §1): pi-ai style
+// tests and benchmarks of the payload filter (docs/suppliers.md §1): pi-ai style
 // compact JSON with a developer message, a user message carrying a data-URL
 // image, and tool-calling steps of reasoning (Fernet-like base64url
 // ciphertext and summary parts), function calls with fc_/call_ ids, tool
