@@ -9,7 +9,10 @@
 // on, and forwarded; the upstream's answer streams back as it arrives while
 // a tap reads the response.output_item.done events (or the JSON output) to
 // record which account issued each reasoning and compaction item, as
-// fingerprints and account digests only. Everything else — other paths,
+// fingerprints and account digests only. Those records, and the accounts
+// each session was seen with, are kept in memory and in the data
+// directory's continuity.db (the ledger), bounded, so a restart or a
+// second proxy on the same directory decides the same way. Everything else — other paths,
 // other methods, requests without a session key — passes through untouched.
 //
 // Policy lives in the embedded settings store (package settings), the same

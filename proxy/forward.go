@@ -68,6 +68,11 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	now := p.cfg.Now()
 	pl := p.sessions.place(keys, acct, now, p.cfg.Rule == RuleTurn)
+	if err := p.accountsSeen(r.Context(), keys.session, acct, &pl); err != nil {
+		p.cfg.Log.Error("ledger unreadable", zap.String("session", keys.session), zapErr(err))
+		writeError(w, http.StatusServiceUnavailable, diag.StorageUnavailable, "continuity proxy: the request was not sent: "+err.Error())
+		return
+	}
 	born := pl.firstSeen.UnixMilli()
 	res, err := p.cfg.Policy.Resolve(r.Context(), keys.session, &hostapi.SessionHeader{CreatedAt: &born})
 	if err != nil {
@@ -87,7 +92,7 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		fr, err := p.omit(r.Context(), body, pl, acct)
 		if err != nil {
 			p.cfg.Log.Warn("request not filtered", zap.String("session", keys.session), zapErr(err))
-			writeError(w, http.StatusBadRequest, diagCode(err, "INVALID_PAYLOAD"), "continuity proxy: the request was not sent: "+err.Error())
+			writeError(w, notFilteredStatus(err), diagCode(err, "INVALID_PAYLOAD"), "continuity proxy: the request was not sent: "+err.Error())
 			return
 		}
 		if fr.Changed() {
@@ -122,24 +127,64 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return io.ReadAll(rd)
 }
 
+// accountsSeen completes pl.multi from the ledger, which knows the accounts
+// a session used before this run and in other proxies on the same data
+// directory, and adds acct to the session's set there. Once memory knows
+// the session used several accounts, only a new account needs writing.
+func (p *Proxy) accountsSeen(ctx context.Context, session string, acct Account, pl *placed) error {
+	if pl.multi && !pl.newAccount {
+		return nil
+	}
+	seen, err := p.ledger.accounts(ctx, session, acct)
+	if err != nil {
+		return err
+	}
+	if len(seen) > 1 {
+		pl.multi = true
+		p.sessions.addAccounts(session, seen)
+	}
+	return nil
+}
+
 // omit applies the configured rule to one payload.
 func (p *Proxy) omit(ctx context.Context, body []byte, pl placed, acct Account) (filter.Result, error) {
 	if p.cfg.Rule == RuleTurn {
 		return pl.turn.Apply(ctx, body, nil)
 	}
-	return filter.Select(ctx, body, filter.Options{StripPairedIDs: true, NoCopy: true}, nil, p.provenance(pl, acct))
+	var failed error
+	res, err := filter.Select(ctx, body, filter.Options{StripPairedIDs: true, NoCopy: true}, nil, p.provenance(ctx, pl, acct, &failed))
+	if err == nil && failed != nil {
+		return res, failed
+	}
+	return res, err
 }
 
 // provenance is the provenance rule's decision for a request of account
-// acct placed as pl.
-func (p *Proxy) provenance(pl placed, acct Account) func(filter.Candidate) bool {
+// acct placed as pl. An issuer the ledger could not be asked about is
+// stored in *failed, and the request must then not be sent.
+func (p *Proxy) provenance(ctx context.Context, pl placed, acct Account, failed *error) func(filter.Candidate) bool {
 	return func(c filter.Candidate) bool {
-		issuer, known := p.issuers.issuer(c.Fingerprint)
-		if known {
+		issuer, known, err := p.issuers.issuer(ctx, c.Fingerprint)
+		switch {
+		case err != nil:
+			if *failed == nil {
+				*failed = err
+			}
+			return true
+		case known:
 			return issuer != acct
 		}
 		return pl.multi
 	}
+}
+
+// notFilteredStatus is the status of a request the filter did not let
+// out: 503 when the ledger failed, else 400 (the payload is at fault).
+func notFilteredStatus(err error) int {
+	if diag.Has(err, diag.StorageUnavailable) {
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusBadRequest
 }
 
 // forward sends pieces as the request body to the upstream; fl is nil for
@@ -209,7 +254,13 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		return p.upstreamError(resp, fl)
 	}
 	stream := bytes.HasPrefix([]byte(resp.Header.Get("Content-Type")), []byte("text/event-stream"))
-	resp.Body = &tap{body: resp.Body, stream: stream, account: fl.account, record: p.issuers.record}
+	ctx := context.WithoutCancel(resp.Request.Context())
+	resp.Body = &tap{body: resp.Body, stream: stream, account: fl.account, record: p.issuers.record,
+		persist: func(fps [][32]byte) {
+			if err := p.issuers.persist(ctx, fps, fl.account); err != nil {
+				p.cfg.Log.Warn("issued items not recorded in the ledger", zap.String("session", fl.session), zapErr(err))
+			}
+		}}
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/continuity-dev/continuity/settings"
+	"github.com/continuity-dev/continuity/sqlstore"
 )
 
 // newTestProxy serves a Proxy in front of upstream on loopback.
@@ -25,10 +26,15 @@ func newTestProxy(t *testing.T, upstream string, rule Rule) (*Proxy, *httptest.S
 	if err := pol.Activate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	db, err := sqlstore.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
 	up, _ := url.Parse(upstream)
 	// Sessions first seen in this test are born after the activation.
 	clock := time.Now().Add(time.Second)
-	p, err := New(Config{Upstream: up, Policy: pol, Rule: rule, Secret: "0123456789abcdef0123",
+	p, err := New(Config{Upstream: up, Policy: pol, DB: db, Rule: rule, Secret: "0123456789abcdef0123",
 		Now: func() time.Time { return clock }, PolicyCommand: "continuity policy --data-dir /d", PageURL: "http://127.0.0.1:1/"})
 	if err != nil {
 		t.Fatal(err)

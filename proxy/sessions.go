@@ -74,6 +74,7 @@ func newRegistry() *registry { return &registry{sessions: map[string]*session{}}
 type placed struct {
 	firstSeen  time.Time
 	multi      bool // the session has been seen with more than one account
+	newAccount bool // this request's account is new to the session in this run
 	turn       *filter.Turn
 	seq        int
 	newSession bool
@@ -94,7 +95,8 @@ func (r *registry) place(k requestKeys, a Account, now time.Time, withTurn bool)
 		s.client = k.client
 	}
 	s.lastSeen, s.last = now, a
-	if !slices.Contains(s.accounts, a) {
+	added := !slices.Contains(s.accounts, a)
+	if added {
 		s.accounts = append(s.accounts, a)
 	}
 	if k.newTurn(s.turnID, s.users, s.seq == 0) {
@@ -109,7 +111,22 @@ func (r *registry) place(k requestKeys, a Account, now time.Time, withTurn bool)
 		}
 	}
 	s.turnID, s.users = k.turnID, k.users
-	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, turn: s.turn, seq: s.seq, newSession: !ok}
+	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, turn: s.turn, seq: s.seq, newSession: !ok}
+}
+
+// addAccounts adds to session id the accounts the ledger knows it used.
+func (r *registry) addAccounts(id string, seen []Account) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.sessions[id]
+	if !ok {
+		return
+	}
+	for _, a := range seen {
+		if !slices.Contains(s.accounts, a) {
+			s.accounts = append(s.accounts, a)
+		}
+	}
 }
 
 // evictLocked makes room for one more session.
