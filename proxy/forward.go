@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -26,6 +27,7 @@ type flight struct {
 	account Account
 	on      bool
 	seq     int
+	side    bool // a side request: passed unchanged, no turn
 	// filterErr is set by a pipelined request's filter when it fails
 	// after the upstream request started (nil when not pipelined).
 	filterErr *atomic.Pointer[error]
@@ -67,6 +69,10 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := p.cfg.Now()
+	if keys.side() {
+		p.side(w, r, body, keys, acct, now)
+		return
+	}
 	pl := p.sessions.place(keys, acct, now, p.cfg.Rule == RuleTurn)
 	if err := p.accountsSeen(r.Context(), keys.session, acct, &pl); err != nil {
 		p.cfg.Log.Error("ledger unreadable", zap.String("session", keys.session), zapErr(err))
@@ -102,6 +108,19 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	p.sent(fl, om)
 	p.forward(w, r, out, fl)
+}
+
+// side forwards a side request (requestKeys.side) unchanged, recording its
+// account in the session's set and, through the tap, what its answer
+// issues; it counts as no turn.
+func (p *Proxy) side(w http.ResponseWriter, r *http.Request, body []byte, keys requestKeys, acct Account, now time.Time) {
+	pl := p.sessions.note(keys, acct, now)
+	if err := p.accountsSeen(r.Context(), keys.session, acct, &pl); err != nil {
+		p.cfg.Log.Error("ledger unreadable", zap.String("session", keys.session), zapErr(err))
+		writeError(w, http.StatusServiceUnavailable, diag.StorageUnavailable, "continuity proxy: the request was not sent: "+err.Error())
+		return
+	}
+	p.forward(w, r, [][]byte{body}, &flight{session: keys.session, account: acct, side: true})
 }
 
 // sent records what a forwarded request omitted.
@@ -251,6 +270,9 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		return nil
 	}
 	if resp.StatusCode >= 400 {
+		if fl.side {
+			return nil // no replay to reject, no policy to hint at
+		}
 		return p.upstreamError(resp, fl)
 	}
 	stream := bytes.HasPrefix([]byte(resp.Header.Get("Content-Type")), []byte("text/event-stream"))

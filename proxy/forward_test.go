@@ -81,7 +81,7 @@ func TestPassThroughUntouched(t *testing.T) {
 	} {
 		req, _ := http.NewRequest(c.method, px.URL+c.path, strings.NewReader(c.body))
 		req.Header.Set("Authorization", "Bearer k")
-		req.Header.Set("Session-Id", "s-1")
+		req.Header.Set("X-Request-Id", "s-1")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -91,7 +91,7 @@ func TestPassThroughUntouched(t *testing.T) {
 		s := <-got
 		u, _ := url.Parse(c.path)
 		if s.method != c.method || s.path != u.Path || s.query != u.RawQuery || s.body != c.body ||
-			s.header.Get("Session-Id") != "s-1" || s.header.Get("Authorization") != "Bearer k" {
+			s.header.Get("X-Request-Id") != "s-1" || s.header.Get("Authorization") != "Bearer k" {
 			t.Fatalf("%s %s reached the upstream as %+v", c.method, c.path, s)
 		}
 		if resp.StatusCode != http.StatusTeapot || string(b) != "as the upstream said" || resp.Header.Get("X-Up") != "1" {

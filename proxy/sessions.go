@@ -85,20 +85,7 @@ type placed struct {
 func (r *registry) place(k requestKeys, a Account, now time.Time, withTurn bool) placed {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s, ok := r.sessions[k.session]
-	if !ok {
-		r.evictLocked()
-		s = &session{id: k.session, firstSeen: now}
-		r.sessions[k.session] = s
-	}
-	if k.client != "" {
-		s.client = k.client
-	}
-	s.lastSeen, s.last = now, a
-	added := !slices.Contains(s.accounts, a)
-	if added {
-		s.accounts = append(s.accounts, a)
-	}
+	s, ok, added := r.touchLocked(k, a, now)
 	if k.newTurn(s.turnID, s.users, s.seq == 0) {
 		s.seq++
 		s.turn = nil
@@ -127,6 +114,35 @@ func (r *registry) addAccounts(id string, seen []Account) {
 			s.accounts = append(s.accounts, a)
 		}
 	}
+}
+
+// note records a side request of session k with account a: the session
+// and its accounts, no turn.
+func (r *registry) note(k requestKeys, a Account, now time.Time) placed {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok, added := r.touchLocked(k, a, now)
+	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, seq: s.seq, newSession: !ok}
+}
+
+// touchLocked finds or makes session k and records a request of account a
+// at now; existed is false for a new session, added when a is new to it.
+func (r *registry) touchLocked(k requestKeys, a Account, now time.Time) (s *session, existed, added bool) {
+	s, existed = r.sessions[k.session]
+	if !existed {
+		r.evictLocked()
+		s = &session{id: k.session, firstSeen: now}
+		r.sessions[k.session] = s
+	}
+	if k.client != "" {
+		s.client = k.client
+	}
+	s.lastSeen, s.last = now, a
+	added = !slices.Contains(s.accounts, a)
+	if added {
+		s.accounts = append(s.accounts, a)
+	}
+	return s, existed, added
 }
 
 // evictLocked makes room for one more session.
