@@ -5,8 +5,9 @@
 //
 // A POST to …/responses or …/responses/compact with a session key (the
 // body's prompt_cache_key, else the session of Codex's turn metadata, else
-// a session header; see readKeys) is
-// read whole, filtered by the plugin's filter when the session's policy is
+// a session header; see readKeys) is read whole (decompressed when it is
+// gzip or zstd, as Codex sends it signed in with ChatGPT; see payload),
+// filtered by the plugin's filter when the session's policy is
 // on, and forwarded; the upstream's answer streams back as it arrives while
 // a tap reads the response.output_item.done events (or the JSON output) to
 // record which account issued each reasoning and compaction item, as

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -37,14 +36,15 @@ type flightKey struct{}
 
 // responses handles one POST …/responses or …/responses/compact.
 func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
-	if enc := r.Header.Get("Content-Encoding"); enc != "" && enc != "identity" {
-		// A compressed body cannot be filtered without inflating it; it is
-		// passed on as the client sent it, and said so.
+	enc := r.Header.Get("Content-Encoding")
+	if !decodable(enc) {
+		// A coding no client is known to send: passed on as it came, and
+		// said so.
 		p.cfg.Log.Warn("compressed request body passed through unfiltered", zapPath(r), zap.String("encoding", enc))
 		p.plain.ServeHTTP(w, r)
 		return
 	}
-	body, err := readBody(w, r)
+	sent, err := readBody(w, r)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -56,6 +56,16 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	pay, err := openPayload(sent, enc, maxDecodedBytes)
+	if err != nil {
+		status, code := http.StatusBadRequest, "REQUEST_UNDECODABLE"
+		if errors.Is(err, errDecodedTooLarge) {
+			status, code = http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE"
+		}
+		writeError(w, status, code, "continuity proxy: the request was not sent: "+err.Error())
+		return
+	}
+	body := pay.plain
 	keys, err := readKeys(r.Header, body)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, diag.InvalidPayload, "continuity proxy: the request was not sent: "+err.Error())
@@ -65,12 +75,12 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	if keys.session == "" || !authed {
 		// No session to keep a policy for, or no account to bind content
 		// to: the request goes out exactly as it came.
-		p.forward(w, r, [][]byte{body}, nil)
+		p.forward(w, r, [][]byte{sent}, nil)
 		return
 	}
 	now := p.cfg.Now()
 	if keys.side() {
-		p.side(w, r, body, keys, acct, now)
+		p.side(w, r, sent, keys, acct, now)
 		return
 	}
 	pl := p.sessions.place(keys, acct, now, p.cfg.Rule == RuleTurn)
@@ -88,11 +98,11 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	on := p.sessions.pin(keys.session, pl.seq, res.Enabled, p.cfg.Rule == RuleTurn)
 	fl := &flight{session: keys.session, account: acct, on: on, seq: pl.seq}
-	if on && p.cfg.Rule == RuleProvenance && len(body) >= pipelineFrom {
+	if on && p.cfg.Rule == RuleProvenance && len(body) >= pipelineFrom && pay.coding == "" {
 		p.pipeline(w, r, body, pl, fl)
 		return
 	}
-	out := [][]byte{body}
+	out, changed := [][]byte{body}, false
 	var om filter.Omitted
 	if on {
 		fr, err := p.omit(r.Context(), body, pl, acct)
@@ -101,26 +111,17 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 			writeError(w, notFilteredStatus(err), diagCode(err, "INVALID_PAYLOAD"), "continuity proxy: the request was not sent: "+err.Error())
 			return
 		}
-		if fr.Changed() {
+		if changed = fr.Changed(); changed {
 			out = fr.Pieces
 		}
 		om = fr.Omitted
 	}
-	p.sent(fl, om)
-	p.forward(w, r, out, fl)
-}
-
-// side forwards a side request (requestKeys.side) unchanged, recording its
-// account in the session's set and, through the tap, what its answer
-// issues; it counts as no turn.
-func (p *Proxy) side(w http.ResponseWriter, r *http.Request, body []byte, keys requestKeys, acct Account, now time.Time) {
-	pl := p.sessions.note(keys, acct, now)
-	if err := p.accountsSeen(r.Context(), keys.session, acct, &pl); err != nil {
-		p.cfg.Log.Error("ledger unreadable", zap.String("session", keys.session), zapErr(err))
-		writeError(w, http.StatusServiceUnavailable, diag.StorageUnavailable, "continuity proxy: the request was not sent: "+err.Error())
+	if out, err = pay.out(out, changed); err != nil {
+		writeError(w, http.StatusInternalServerError, "INTERNAL", "continuity proxy: the filtered body could not be compressed again: "+err.Error())
 		return
 	}
-	p.forward(w, r, [][]byte{body}, &flight{session: keys.session, account: acct, side: true})
+	p.sent(fl, om)
+	p.forward(w, r, out, fl)
 }
 
 // sent records what a forwarded request omitted.
@@ -144,25 +145,6 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return buf, nil
 	}
 	return io.ReadAll(rd)
-}
-
-// accountsSeen completes pl.multi from the ledger, which knows the accounts
-// a session used before this run and in other proxies on the same data
-// directory, and adds acct to the session's set there. Once memory knows
-// the session used several accounts, only a new account needs writing.
-func (p *Proxy) accountsSeen(ctx context.Context, session string, acct Account, pl *placed) error {
-	if pl.multi && !pl.newAccount {
-		return nil
-	}
-	seen, err := p.ledger.accounts(ctx, session, acct)
-	if err != nil {
-		return err
-	}
-	if len(seen) > 1 {
-		pl.multi = true
-		p.sessions.addAccounts(session, seen)
-	}
-	return nil
 }
 
 // omit applies the configured rule to one payload.

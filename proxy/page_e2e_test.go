@@ -20,6 +20,11 @@ type responsesClient struct {
 	base    string
 	session string
 	history []json.RawMessage
+	// coding, when "zstd" or "gzip", compresses each request body so, as
+	// Codex does when signed in with ChatGPT.
+	coding string
+	// sent is the last request body as it went on the wire.
+	sent []byte
 }
 
 // send appends a user message, sends the history as token and, when the
@@ -31,9 +36,13 @@ func (c *responsesClient) send(token, text string) (int, string) {
 	c.history = append(c.history, msg)
 	body, _ := json.Marshal(map[string]any{"model": "gpt-5.4", "input": c.history, "stream": true, "store": false,
 		"include": []string{"reasoning.encrypted_content"}, "prompt_cache_key": c.session})
-	req, _ := http.NewRequest(http.MethodPost, c.base+"/v1/responses", bytes.NewReader(body))
+	c.sent = compress(c.t, body, c.coding)
+	req, _ := http.NewRequest(http.MethodPost, c.base+"/v1/responses", bytes.NewReader(c.sent))
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
+	if c.coding != "" {
+		req.Header.Set("Content-Encoding", c.coding)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatal(err)

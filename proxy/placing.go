@@ -1,0 +1,43 @@
+package proxy
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/continuity-dev/continuity/diag"
+)
+
+// accountsSeen completes pl.multi from the ledger, which knows the accounts
+// a session used before this run and in other proxies on the same data
+// directory, and adds acct to the session's set there. Once memory knows
+// the session used several accounts, only a new account needs writing.
+func (p *Proxy) accountsSeen(ctx context.Context, session string, acct Account, pl *placed) error {
+	if pl.multi && !pl.newAccount {
+		return nil
+	}
+	seen, err := p.ledger.accounts(ctx, session, acct)
+	if err != nil {
+		return err
+	}
+	if len(seen) > 1 {
+		pl.multi = true
+		p.sessions.addAccounts(session, seen)
+	}
+	return nil
+}
+
+// side forwards a side request (requestKeys.side) unchanged, recording its
+// account in the session's set and, through the tap, what its answer
+// issues; it counts as no turn.
+func (p *Proxy) side(w http.ResponseWriter, r *http.Request, body []byte, keys requestKeys, acct Account, now time.Time) {
+	pl := p.sessions.note(keys, acct, now)
+	if err := p.accountsSeen(r.Context(), keys.session, acct, &pl); err != nil {
+		p.cfg.Log.Error("ledger unreadable", zap.String("session", keys.session), zapErr(err))
+		writeError(w, http.StatusServiceUnavailable, diag.StorageUnavailable, "continuity proxy: the request was not sent: "+err.Error())
+		return
+	}
+	p.forward(w, r, [][]byte{body}, &flight{session: keys.session, account: acct, side: true})
+}
