@@ -93,3 +93,27 @@ func TestLedgerUnavailable(t *testing.T) {
 	default:
 	}
 }
+
+// TestIssuersRememberUnknown: an item the ledger does not know is asked
+// about once per run — memory answers after that — and one recorded later
+// in this run is known from then on.
+func TestIssuersRememberUnknown(t *testing.T) {
+	ctx := context.Background()
+	l := testLedger(t)
+	is := newIssuers(l)
+	fp := [32]byte{7}
+	if _, known, err := is.issuer(ctx, fp); known || err != nil {
+		t.Fatalf("a new item: known %v, %v", known, err)
+	}
+	l.db.Close() // memory must answer now, not the ledger
+	if _, known, err := is.issuer(ctx, fp); known || err != nil {
+		t.Fatalf("asked again: known %v, %v", known, err)
+	}
+	is.record(fp, Account{'a'})
+	if a, known, err := is.issuer(ctx, fp); !known || err != nil || a != (Account{'a'}) {
+		t.Fatalf("after record: %x %v %v", a[:1], known, err)
+	}
+	if _, _, err := is.issuer(ctx, [32]byte{8}); !diag.Has(err, diag.StorageUnavailable) {
+		t.Fatalf("another item with the ledger closed: %v", err)
+	}
+}

@@ -12,20 +12,22 @@ import (
 
 // accountsSeen completes pl.multi from the ledger, which knows the accounts
 // a session used before this run and in other proxies on the same data
-// directory, and adds acct to the session's set there. Once memory knows
-// the session used several accounts, only a new account needs writing.
+// directory, and adds acct to the session's set there. The ledger is asked
+// once per session and run, and again only for an account new to the
+// session: an account another proxy adds later is seen here at this
+// proxy's next new account or restart (until then only items of unknown
+// issuer are judged without it; items that proxy recorded are judged by
+// their issuer).
 func (p *Proxy) accountsSeen(ctx context.Context, session string, acct Account, pl *placed) error {
-	if pl.multi && !pl.newAccount {
+	if pl.synced && !pl.newAccount {
 		return nil
 	}
 	seen, err := p.ledger.accounts(ctx, session, acct)
 	if err != nil {
 		return err
 	}
-	if len(seen) > 1 {
-		pl.multi = true
-		p.sessions.addAccounts(session, seen)
-	}
+	pl.multi = pl.multi || len(seen) > 1
+	p.sessions.addAccounts(session, seen)
 	return nil
 }
 

@@ -13,17 +13,29 @@ const maxIssued = 1 << 17
 // issuers records which account each reasoning and compaction item was
 // issued to, by the fingerprint of its encrypted_content: in memory for
 // this run, in front of the ledger that keeps them across restarts and
-// shares them with other proxies on the same data directory.
+// shares them with other proxies on the same data directory. Memory also
+// keeps what the ledger did not know, so a history from before the proxy
+// costs one ledger query per item per run, not per request: an item cannot
+// appear in a request before it is issued, so one the ledger did not know
+// when asked is unknown for good, unless its issuing response passes
+// through this proxy (record) afterwards — which only a resent history
+// racing its own answer could do.
 type issuers struct {
 	ledger *ledger
 
 	mu    sync.Mutex
-	by    map[[32]byte]Account
+	by    map[[32]byte]issuance
 	order [][32]byte // insertion order, for eviction
 	head  int        // the oldest live entry of order once it is full
 }
 
-func newIssuers(l *ledger) *issuers { return &issuers{ledger: l, by: map[[32]byte]Account{}} }
+// issuance is what memory knows of one fingerprint.
+type issuance struct {
+	account Account
+	known   bool // false: the ledger had no record of it when asked
+}
+
+func newIssuers(l *ledger) *issuers { return &issuers{ledger: l, by: map[[32]byte]issuance{}} }
 
 // record notes in memory that fp was issued to a; persist writes it to the
 // ledger. A fingerprint already known keeps its first issuer: content
@@ -31,12 +43,16 @@ func newIssuers(l *ledger) *issuers { return &issuers{ledger: l, by: map[[32]byt
 func (p *issuers) record(fp [32]byte, a Account) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.remember(fp, a)
+	p.remember(fp, issuance{account: a, known: true})
 }
 
-// remember is record with the lock held.
-func (p *issuers) remember(fp [32]byte, a Account) {
-	if _, ok := p.by[fp]; ok {
+// remember is record with the lock held; a known issuance replaces an
+// unknown one.
+func (p *issuers) remember(fp [32]byte, is issuance) {
+	if old, ok := p.by[fp]; ok {
+		if !old.known && is.known {
+			p.by[fp] = is
+		}
 		return
 	}
 	if len(p.order) < maxIssued {
@@ -46,7 +62,7 @@ func (p *issuers) remember(fp [32]byte, a Account) {
 		p.order[p.head] = fp
 		p.head = (p.head + 1) % maxIssued
 	}
-	p.by[fp] = a
+	p.by[fp] = is
 }
 
 // persist writes the items of one response, issued to a, to the ledger.
@@ -58,16 +74,17 @@ func (p *issuers) persist(ctx context.Context, fps [][32]byte, a Account) error 
 // nor the ledger knows it.
 func (p *issuers) issuer(ctx context.Context, fp [32]byte) (Account, bool, error) {
 	p.mu.Lock()
-	a, ok := p.by[fp]
+	is, ok := p.by[fp]
 	p.mu.Unlock()
 	if ok {
-		return a, true, nil
+		return is.account, is.known, nil
 	}
-	a, ok, err := p.ledger.issuer(ctx, fp)
-	if ok {
-		p.mu.Lock()
-		p.remember(fp, a)
-		p.mu.Unlock()
+	a, known, err := p.ledger.issuer(ctx, fp)
+	if err != nil {
+		return a, false, err
 	}
-	return a, ok, err
+	p.mu.Lock()
+	p.remember(fp, issuance{account: a, known: known})
+	p.mu.Unlock()
+	return a, known, nil
 }

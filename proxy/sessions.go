@@ -26,6 +26,9 @@ type session struct {
 	lastSeen  time.Time
 	accounts  []Account // distinct, in order of first use
 	last      Account
+	// synced: the ledger's account set for the session was read in this
+	// run and holds accounts; only a new account needs asking again.
+	synced bool
 
 	// The current turn, as the turn rule and the page count it.
 	turnID string
@@ -75,6 +78,7 @@ type placed struct {
 	firstSeen  time.Time
 	multi      bool // the session has been seen with more than one account
 	newAccount bool // this request's account is new to the session in this run
+	synced     bool // the ledger's accounts for the session are in memory
 	turn       *filter.Turn
 	seq        int
 	newSession bool
@@ -98,10 +102,11 @@ func (r *registry) place(k requestKeys, a Account, now time.Time, withTurn bool)
 		}
 	}
 	s.turnID, s.users = k.turnID, k.users
-	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, turn: s.turn, seq: s.seq, newSession: !ok}
+	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, synced: s.synced, turn: s.turn, seq: s.seq, newSession: !ok}
 }
 
-// addAccounts adds to session id the accounts the ledger knows it used.
+// addAccounts adds to session id the accounts the ledger knows it used,
+// and notes the session synced with the ledger.
 func (r *registry) addAccounts(id string, seen []Account) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -109,6 +114,7 @@ func (r *registry) addAccounts(id string, seen []Account) {
 	if !ok {
 		return
 	}
+	s.synced = true
 	for _, a := range seen {
 		if !slices.Contains(s.accounts, a) {
 			s.accounts = append(s.accounts, a)
@@ -122,7 +128,7 @@ func (r *registry) note(k requestKeys, a Account, now time.Time) placed {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, ok, added := r.touchLocked(k, a, now)
-	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, seq: s.seq, newSession: !ok}
+	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, synced: s.synced, seq: s.seq, newSession: !ok}
 }
 
 // touchLocked finds or makes session k and records a request of account a
