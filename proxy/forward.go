@@ -84,7 +84,7 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pl := p.sessions.place(keys, acct, now, p.cfg.Rule == RuleTurn)
-	if err := p.accountsSeen(r.Context(), keys.session, acct, &pl); err != nil {
+	if err := p.syncLedger(r.Context(), keys.session, acct, &pl); err != nil {
 		p.cfg.Log.Error("ledger unreadable", zap.String("session", keys.session), zapErr(err))
 		writeError(w, http.StatusServiceUnavailable, diag.StorageUnavailable, "continuity proxy: the request was not sent: "+err.Error())
 		return

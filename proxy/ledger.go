@@ -15,6 +15,7 @@ import (
 const (
 	maxLedgerIssued   = 1 << 18 // item fingerprints with their issuer
 	maxLedgerAccounts = 1 << 16 // (session, account) pairs
+	maxLedgerSessions = 1 << 16 // sessions with the time first seen
 )
 
 // ledgerSchema is the proxy's part of continuity.db. Rows are digests: the
@@ -32,6 +33,11 @@ CREATE TABLE proxy_session_accounts (
 	session TEXT NOT NULL,
 	account BLOB NOT NULL,
 	UNIQUE (session, account)
+);
+CREATE TABLE proxy_sessions (
+	seq        INTEGER PRIMARY KEY,
+	session    TEXT NOT NULL UNIQUE,
+	first_seen INTEGER NOT NULL
 );`}
 
 // ledger is what the provenance rule needs to survive a restart, kept in
@@ -43,8 +49,8 @@ CREATE TABLE proxy_session_accounts (
 // it, and a crash loses at most the transaction in flight.
 type ledger struct {
 	db *sql.DB
-	// The bounds: maxLedgerIssued and maxLedgerAccounts.
-	maxIssued, maxAccounts int
+	// The bounds: maxLedgerIssued, maxLedgerAccounts, maxLedgerSessions.
+	maxIssued, maxAccounts, maxSessions int
 }
 
 // openLedger migrates the proxy's tables in db.
@@ -52,7 +58,7 @@ func openLedger(ctx context.Context, db *sql.DB) (*ledger, error) {
 	if err := sqlstore.Migrate(ctx, db, "proxy", ledgerSchema); err != nil {
 		return nil, storageErr("the proxy's tables", err)
 	}
-	return &ledger{db: db, maxIssued: maxLedgerIssued, maxAccounts: maxLedgerAccounts}, nil
+	return &ledger{db: db, maxIssued: maxLedgerIssued, maxAccounts: maxLedgerAccounts, maxSessions: maxLedgerSessions}, nil
 }
 
 // issuer returns the account fp was issued to; ok is false when the ledger
@@ -118,6 +124,25 @@ func (l *ledger) accounts(ctx context.Context, session string, a Account) ([]Acc
 	}
 	// Another proxy may have added one meanwhile: read the set again.
 	return l.sessionAccounts(ctx, session)
+}
+
+// born returns when session was first seen by any proxy on this data
+// directory (ms since the epoch), recording now when none had: the birth
+// evidence its creation-time default is resolved with, which a restart
+// must not move.
+func (l *ledger) born(ctx context.Context, session string, now int64) (int64, error) {
+	err := l.write(ctx, `proxy_sessions`, l.maxSessions, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO proxy_sessions(session, first_seen) VALUES(?, ?)`, session, now)
+		return err
+	})
+	if err != nil {
+		return 0, storageErr("recording when a session was first seen", err)
+	}
+	var at int64
+	if err := l.db.QueryRowContext(ctx, `SELECT first_seen FROM proxy_sessions WHERE session = ?`, session).Scan(&at); err != nil {
+		return 0, storageErr("reading when a session was first seen", err)
+	}
+	return at, nil
 }
 
 // sessionAccounts reads the accounts session was seen with, oldest first.

@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/continuity-dev/continuity/fixtures/supplier"
 )
@@ -90,5 +91,42 @@ func TestProvenanceBetweenTwoProxies(t *testing.T) {
 	c.base = two.URL
 	if st, _ := c.send(tokenB, "through two as B"); st != 200 || reasoningSent(t, sup) != 0 {
 		t.Fatalf("through the second proxy: %d, %d reasoning items sent", st, reasoningSent(t, sup))
+	}
+}
+
+// TestBirthAcrossRestart: a session's creation-time default is chosen by
+// when it was first seen, and the ledger keeps that across a restart: a
+// session first seen while new sessions defaulted on stays on after the
+// default is turned off and the proxy restarted, so B's resume is
+// filtered and accepted; a session first seen after the change is off.
+func TestBirthAcrossRestart(t *testing.T) {
+	t.Parallel()
+	sup := startSupplier(t)
+	dir := t.TempDir()
+	before := startProxy(t, sup.URL(), dir)
+	early := &responsesClient{t: t, base: before.URL, session: "born-early"}
+	if st, _ := early.send(tokenA, "while the default is on"); st != 200 {
+		t.Fatal(st)
+	}
+	before.Stop()
+	time.Sleep(5 * time.Millisecond) // the change is strictly later than the birth
+	if code, out := continuity(t, "policy", "--data-dir", dir, "--default", "off"); code != 0 {
+		t.Fatalf("%d %s", code, out)
+	}
+	time.Sleep(5 * time.Millisecond)
+	after := startProxy(t, sup.URL(), dir)
+	early.base = after.URL
+	if st, _ := early.send(tokenB, "resumed as B after the restart"); st != 200 || reasoningSent(t, sup) != 0 {
+		t.Fatalf("a session born under the default on: %d, %d reasoning items sent", st, reasoningSent(t, sup))
+	}
+	late := &responsesClient{t: t, base: after.URL, session: "born-late"}
+	late.send(tokenA, "after the change")
+	if st, _ := late.send(tokenB, "as B"); st != 400 {
+		t.Fatalf("a session born after the default went off was filtered: %d", st)
+	}
+	for _, s := range pageState(t, after).Sessions {
+		if want := map[string]string{"born-early": "on", "born-late": "off"}[s.ID]; s.Policy != want || s.Source != "default" {
+			t.Fatalf("%s: %s from %s, want %s from the default", s.ID, s.Policy, s.Source, want)
+		}
 	}
 }

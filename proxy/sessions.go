@@ -105,6 +105,15 @@ func (r *registry) place(k requestKeys, a Account, now time.Time, withTurn bool)
 	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, synced: s.synced, turn: s.turn, seq: s.seq, newSession: !ok}
 }
 
+// bornAt sets when session id was first seen, as the ledger has it.
+func (r *registry) bornAt(id string, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.sessions[id]; ok {
+		s.firstSeen = at
+	}
+}
+
 // addAccounts adds to session id the accounts the ledger knows it used,
 // and notes the session synced with the ledger.
 func (r *registry) addAccounts(id string, seen []Account) {
