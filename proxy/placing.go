@@ -10,20 +10,19 @@ import (
 	"github.com/continuity-dev/continuity/diag"
 )
 
-// syncLedger completes pl from the ledger, which knows the accounts a
-// session used before this run and in other proxies on the same data
-// directory, and when the session was first seen; it adds acct to the
-// session's set there. The ledger is asked
-// once per session and run, and again only for an account new to the
-// session: an account another proxy adds later is seen here at this
-// proxy's next new account or restart (until then only items of unknown
-// issuer are judged without it; items that proxy recorded are judged by
-// their issuer).
+// syncLedger completes pl from the ledger, which knows when a session was
+// first seen and the accounts it used, before this run and in other proxies
+// on the same data directory; it adds acct to the session's set there. The
+// ledger is asked once per session and run, and again only for an account
+// new to the session: an account another proxy adds later is seen here at
+// this proxy's next new account or restart (until then only items of
+// unknown issuer are judged without it; items that proxy recorded are
+// judged by their issuer).
 func (p *Proxy) syncLedger(ctx context.Context, session string, acct Account, pl *placed) error {
 	if pl.synced && !pl.newAccount {
 		return nil
 	}
-	if pl.newSession {
+	if !pl.synced {
 		born, err := p.ledger.born(ctx, session, pl.firstSeen.UnixMilli())
 		if err != nil {
 			return err

@@ -81,7 +81,6 @@ type placed struct {
 	synced     bool // the ledger's accounts for the session are in memory
 	turn       *filter.Turn
 	seq        int
-	newSession bool
 }
 
 // place records a request of session k with account a and returns what the
@@ -89,7 +88,7 @@ type placed struct {
 func (r *registry) place(k requestKeys, a Account, now time.Time, withTurn bool) placed {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s, ok, added := r.touchLocked(k, a, now)
+	s, added := r.touchLocked(k, a, now)
 	if k.newTurn(s.turnID, s.users, s.seq == 0) {
 		s.seq++
 		s.turn = nil
@@ -102,7 +101,7 @@ func (r *registry) place(k requestKeys, a Account, now time.Time, withTurn bool)
 		}
 	}
 	s.turnID, s.users = k.turnID, k.users
-	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, synced: s.synced, turn: s.turn, seq: s.seq, newSession: !ok}
+	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, synced: s.synced, turn: s.turn, seq: s.seq}
 }
 
 // bornAt sets when session id was first seen, as the ledger has it.
@@ -136,14 +135,14 @@ func (r *registry) addAccounts(id string, seen []Account) {
 func (r *registry) note(k requestKeys, a Account, now time.Time) placed {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s, ok, added := r.touchLocked(k, a, now)
-	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, synced: s.synced, seq: s.seq, newSession: !ok}
+	s, added := r.touchLocked(k, a, now)
+	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, synced: s.synced, seq: s.seq}
 }
 
 // touchLocked finds or makes session k and records a request of account a
-// at now; existed is false for a new session, added when a is new to it.
-func (r *registry) touchLocked(k requestKeys, a Account, now time.Time) (s *session, existed, added bool) {
-	s, existed = r.sessions[k.session]
+// at now; added is true when a is new to it.
+func (r *registry) touchLocked(k requestKeys, a Account, now time.Time) (s *session, added bool) {
+	s, existed := r.sessions[k.session]
 	if !existed {
 		r.evictLocked()
 		s = &session{id: k.session, firstSeen: now}
@@ -157,7 +156,7 @@ func (r *registry) touchLocked(k requestKeys, a Account, now time.Time) (s *sess
 	if added {
 		s.accounts = append(s.accounts, a)
 	}
-	return s, existed, added
+	return s, added
 }
 
 // evictLocked makes room for one more session.
