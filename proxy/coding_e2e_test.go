@@ -39,8 +39,9 @@ func compress(t *testing.T, body []byte, coding string) []byte {
 // zstd-compressed. Through the real binary such a thread switching from A
 // to B is filtered like a plain one — the supplier receives the filtered
 // body compressed the same way — while a request the filter leaves alone
-// reaches it as the client's own bytes; gzip works alike. A body that
-// does not decompress is refused by name and not sent.
+// reaches it as the client's own bytes; gzip works alike, and so does a
+// body of a MiB or more. A body that does not decompress is refused by
+// name and not sent.
 func TestCompressedRequests(t *testing.T) {
 	t.Parallel()
 	sup := startSupplier(t)
@@ -65,6 +66,20 @@ func TestCompressedRequests(t *testing.T) {
 			t.Fatalf("%s: the filtered request reached the supplier as %q, unchanged %v", coding, last.Encoding, bytes.Equal(last.Wire, c.sent))
 		}
 	}
+	// A body of a MiB or more is not pipelined: compressing again as the
+	// filter emits measured slower than filtering, then compressing whole.
+	big := &responsesClient{t: t, base: px.URL, session: "compressed-big", coding: "zstd"}
+	if st, _ := big.send(tokenA, strings.Repeat("x", 1<<20)); st != 200 {
+		t.Fatalf("a large zstd body: %d", st)
+	}
+	if st, _ := big.send(tokenB, "as B"); st != 200 || reasoningSent(t, sup) != 0 {
+		t.Fatalf("a large zstd body switched to B: %d, %d reasoning items sent", st, reasoningSent(t, sup))
+	}
+	log := sup.Requests()
+	if last := log[len(log)-1]; last.Encoding != "zstd" || last.Header.Get("Content-Length") == "" || len(last.Body) < 1<<20 {
+		t.Fatalf("the large filtered body reached the supplier as %q, Content-Length %q, %d bytes", last.Encoding, last.Header.Get("Content-Length"), len(last.Body))
+	}
+
 	n := len(sup.Requests())
 	req, _ := http.NewRequest(http.MethodPost, px.URL+"/v1/responses", strings.NewReader("not zstd at all"))
 	req.Header.Set("Authorization", "Bearer "+tokenA)
