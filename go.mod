@@ -3,6 +3,7 @@ module github.com/continuity-dev/continuity
 go 1.26.8
 
 require (
+	github.com/klauspost/compress v1.20.4
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	github.com/sourcegraph/jsonrpc2 v0.2.3
 	github.com/tidwall/gjson v1.20.2

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"github.com/continuity-dev/continuity/filter/payloadgen"
 	"github.com/continuity-dev/continuity/proxy"
 	"github.com/continuity-dev/continuity/settings"
+	"github.com/continuity-dev/continuity/sqlstore"
 )
 
 // ProxyRow compares `continuity proxy` with a plain httputil.ReverseProxy
@@ -52,6 +54,7 @@ type ProxyStream struct {
 // upstream, all on loopback in this process.
 type proxyPair struct {
 	up, plain, ours *httptest.Server
+	db              *sql.DB // the proxy's continuity.db
 	client          *http.Client
 }
 
@@ -86,18 +89,25 @@ func startProxyPair(tmp string, long []byte) (*proxyPair, error) {
 		up.Close()
 		return nil, err
 	}
-	later := time.Now().Add(time.Second) // sessions are born after the activation
-	px, err := proxy.New(proxy.Config{Upstream: u, Policy: pol, Secret: "bench-secret-0123456789",
-		Now: func() time.Time { return later }})
+	db, err := sqlstore.Open(filepath.Join(tmp, "proxy-data"))
 	if err != nil {
 		up.Close()
 		return nil, err
 	}
-	return &proxyPair{up: up, plain: httptest.NewServer(rp), ours: httptest.NewServer(px),
+	later := time.Now().Add(time.Second) // sessions are born after the activation
+	px, err := proxy.New(proxy.Config{Upstream: u, Policy: pol, DB: db, Secret: "bench-secret-0123456789",
+		Now: func() time.Time { return later }})
+	if err != nil {
+		db.Close()
+		up.Close()
+		return nil, err
+	}
+	return &proxyPair{up: up, plain: httptest.NewServer(rp), ours: httptest.NewServer(px), db: db,
 		client: &http.Client{Transport: &http.Transport{}}}, nil
 }
 
 func (p *proxyPair) close() {
+	defer p.db.Close()
 	p.client.CloseIdleConnections()
 	p.plain.Close()
 	p.ours.Close()

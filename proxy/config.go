@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -33,6 +34,11 @@ type Config struct {
 	Upstream *url.URL
 	// Policy is the session policy store.
 	Policy *settings.Policy
+	// DB is the data directory's continuity.db (sqlstore.Open): the
+	// provenance ledger lives there, so a restart or a second proxy on the
+	// same directory knows who issued each item and which accounts each
+	// session used.
+	DB *sql.DB
 	// Rule is the omission rule; "" means RuleProvenance.
 	Rule Rule
 	// Secret guards the status page's API; it must be at least 16 bytes.
@@ -61,6 +67,7 @@ type Config struct {
 var (
 	ErrUpstream = errors.New("proxy: upstream must be an absolute http or https URL")
 	ErrPolicy   = errors.New("proxy: no policy store")
+	ErrDB       = errors.New("proxy: no database for the provenance ledger")
 	ErrRule     = errors.New("proxy: unknown rule")
 	ErrSecret   = errors.New("proxy: secret too short")
 )
@@ -72,6 +79,9 @@ func (c Config) check() (Config, error) {
 	}
 	if c.Policy == nil {
 		return c, ErrPolicy
+	}
+	if c.DB == nil {
+		return c, ErrDB
 	}
 	switch c.Rule {
 	case "":

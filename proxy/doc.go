@@ -4,13 +4,19 @@
 // client), by filtering what they send rather than changing them.
 //
 // A POST to …/responses or …/responses/compact with a session key (the
-// body's prompt_cache_key, else the session of Codex's turn metadata) is
-// read whole, filtered by the plugin's filter when the session's policy is
+// body's prompt_cache_key, else the session of Codex's turn metadata, else
+// a session header; see readKeys) is read whole (decompressed when it is
+// gzip or zstd, as Codex sends it signed in with ChatGPT; see payload),
+// filtered by the plugin's filter when the session's policy is
 // on, and forwarded; the upstream's answer streams back as it arrives while
 // a tap reads the response.output_item.done events (or the JSON output) to
 // record which account issued each reasoning and compaction item, as
-// fingerprints and account digests only. Everything else — other paths,
-// other methods, requests without a session key — passes through untouched.
+// fingerprints and account digests only. Those records, and the accounts
+// each session was seen with, are kept in memory and in the data
+// directory's continuity.db (the ledger), bounded, so a restart or a
+// second proxy on the same directory decides the same way. Everything else — other paths,
+// other methods, requests without a session key — passes through untouched;
+// so, byte for byte, does a side request (requestKeys.side).
 //
 // Policy lives in the embedded settings store (package settings), the same
 // rows and compare-and-swap writes as the plugin's. Two omission rules:

@@ -34,7 +34,10 @@ type running struct {
 	Page    string // the status page's address with the secret fragment
 	Secret  string
 	DataDir string
-	stderr  *lockedBuffer
+	// Stop ends the process (SIGTERM) and waits for it; the test's cleanup
+	// calls it too.
+	Stop   func()
+	stderr *lockedBuffer
 }
 
 // Log returns what the proxy logged so far.
@@ -77,13 +80,14 @@ func startProxy(t *testing.T, upstream, dataDir string, extra ...string) *runnin
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	r := &running{DataDir: dataDir, stderr: stderr}
+	r.Stop = sync.OnceFunc(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		if err := cmd.Wait(); err != nil {
 			t.Errorf("proxy exited: %v\n%s", err, stderr.String())
 		}
 	})
-	r := &running{DataDir: dataDir, stderr: stderr}
+	t.Cleanup(r.Stop)
 	sc := bufio.NewScanner(out)
 	for r.Page == "" && sc.Scan() {
 		line := sc.Text()

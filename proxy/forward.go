@@ -26,6 +26,7 @@ type flight struct {
 	account Account
 	on      bool
 	seq     int
+	side    bool // a side request: passed unchanged, no turn
 	// filterErr is set by a pipelined request's filter when it fails
 	// after the upstream request started (nil when not pipelined).
 	filterErr *atomic.Pointer[error]
@@ -35,14 +36,15 @@ type flightKey struct{}
 
 // responses handles one POST …/responses or …/responses/compact.
 func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
-	if enc := r.Header.Get("Content-Encoding"); enc != "" && enc != "identity" {
-		// A compressed body cannot be filtered without inflating it; it is
-		// passed on as the client sent it, and said so.
+	enc := r.Header.Get("Content-Encoding")
+	if !decodable(enc) {
+		// A coding no client is known to send: passed on as it came, and
+		// said so.
 		p.cfg.Log.Warn("compressed request body passed through unfiltered", zapPath(r), zap.String("encoding", enc))
 		p.plain.ServeHTTP(w, r)
 		return
 	}
-	body, err := readBody(w, r)
+	sent, err := readBody(w, r)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -54,6 +56,16 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	pay, err := openPayload(sent, enc, maxDecodedBytes)
+	if err != nil {
+		status, code := http.StatusBadRequest, "REQUEST_UNDECODABLE"
+		if errors.Is(err, errDecodedTooLarge) {
+			status, code = http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE"
+		}
+		writeError(w, status, code, "continuity proxy: the request was not sent: "+err.Error())
+		return
+	}
+	body := pay.plain
 	keys, err := readKeys(r.Header, body)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, diag.InvalidPayload, "continuity proxy: the request was not sent: "+err.Error())
@@ -63,11 +75,20 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	if keys.session == "" || !authed {
 		// No session to keep a policy for, or no account to bind content
 		// to: the request goes out exactly as it came.
-		p.forward(w, r, [][]byte{body}, nil)
+		p.forward(w, r, [][]byte{sent}, nil)
 		return
 	}
 	now := p.cfg.Now()
+	if keys.side() {
+		p.side(w, r, sent, keys, acct, now)
+		return
+	}
 	pl := p.sessions.place(keys, acct, now, p.cfg.Rule == RuleTurn)
+	if err := p.syncLedger(r.Context(), keys.session, acct, &pl); err != nil {
+		p.cfg.Log.Error("ledger unreadable", zap.String("session", keys.session), zapErr(err))
+		writeError(w, http.StatusServiceUnavailable, diag.StorageUnavailable, "continuity proxy: the request was not sent: "+err.Error())
+		return
+	}
 	born := pl.firstSeen.UnixMilli()
 	res, err := p.cfg.Policy.Resolve(r.Context(), keys.session, &hostapi.SessionHeader{CreatedAt: &born})
 	if err != nil {
@@ -77,23 +98,29 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	on := p.sessions.pin(keys.session, pl.seq, res.Enabled, p.cfg.Rule == RuleTurn)
 	fl := &flight{session: keys.session, account: acct, on: on, seq: pl.seq}
-	if on && p.cfg.Rule == RuleProvenance && len(body) >= pipelineFrom {
+	// A compressed body is filtered whole, then compressed whole: doing it
+	// while pipelined measured slower (see docs/protocol.md §11).
+	if on && p.cfg.Rule == RuleProvenance && len(body) >= pipelineFrom && pay.coding == "" {
 		p.pipeline(w, r, body, pl, fl)
 		return
 	}
-	out := [][]byte{body}
+	out, changed := [][]byte{body}, false
 	var om filter.Omitted
 	if on {
 		fr, err := p.omit(r.Context(), body, pl, acct)
 		if err != nil {
 			p.cfg.Log.Warn("request not filtered", zap.String("session", keys.session), zapErr(err))
-			writeError(w, http.StatusBadRequest, diagCode(err, "INVALID_PAYLOAD"), "continuity proxy: the request was not sent: "+err.Error())
+			writeError(w, notFilteredStatus(err), diagCode(err, "INVALID_PAYLOAD"), "continuity proxy: the request was not sent: "+err.Error())
 			return
 		}
-		if fr.Changed() {
+		if changed = fr.Changed(); changed {
 			out = fr.Pieces
 		}
 		om = fr.Omitted
+	}
+	if out, err = pay.out(out, changed); err != nil {
+		writeError(w, http.StatusInternalServerError, "INTERNAL", "continuity proxy: the filtered body could not be compressed again: "+err.Error())
+		return
 	}
 	p.sent(fl, om)
 	p.forward(w, r, out, fl)
@@ -127,19 +154,40 @@ func (p *Proxy) omit(ctx context.Context, body []byte, pl placed, acct Account) 
 	if p.cfg.Rule == RuleTurn {
 		return pl.turn.Apply(ctx, body, nil)
 	}
-	return filter.Select(ctx, body, filter.Options{StripPairedIDs: true, NoCopy: true}, nil, p.provenance(pl, acct))
+	var failed error
+	res, err := filter.Select(ctx, body, filter.Options{StripPairedIDs: true, NoCopy: true}, nil, p.provenance(ctx, pl, acct, &failed))
+	if err == nil && failed != nil {
+		return res, failed
+	}
+	return res, err
 }
 
 // provenance is the provenance rule's decision for a request of account
-// acct placed as pl.
-func (p *Proxy) provenance(pl placed, acct Account) func(filter.Candidate) bool {
+// acct placed as pl. An issuer the ledger could not be asked about is
+// stored in *failed, and the request must then not be sent.
+func (p *Proxy) provenance(ctx context.Context, pl placed, acct Account, failed *error) func(filter.Candidate) bool {
 	return func(c filter.Candidate) bool {
-		issuer, known := p.issuers.issuer(c.Fingerprint)
-		if known {
+		issuer, known, err := p.issuers.issuer(ctx, c.Fingerprint)
+		switch {
+		case err != nil:
+			if *failed == nil {
+				*failed = err
+			}
+			return true
+		case known:
 			return issuer != acct
 		}
 		return pl.multi
 	}
+}
+
+// notFilteredStatus is the status of a request the filter did not let
+// out: 503 when the ledger failed, else 400 (the payload is at fault).
+func notFilteredStatus(err error) int {
+	if diag.Has(err, diag.StorageUnavailable) {
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusBadRequest
 }
 
 // forward sends pieces as the request body to the upstream; fl is nil for
@@ -206,10 +254,19 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		return nil
 	}
 	if resp.StatusCode >= 400 {
+		if fl.side {
+			return nil // no replay to reject, no policy to hint at
+		}
 		return p.upstreamError(resp, fl)
 	}
 	stream := bytes.HasPrefix([]byte(resp.Header.Get("Content-Type")), []byte("text/event-stream"))
-	resp.Body = &tap{body: resp.Body, stream: stream, account: fl.account, record: p.issuers.record}
+	ctx := context.WithoutCancel(resp.Request.Context())
+	resp.Body = &tap{body: resp.Body, stream: stream, account: fl.account, record: p.issuers.record,
+		persist: func(fps [][32]byte) {
+			if err := p.issuers.persist(ctx, fps, fl.account); err != nil {
+				p.cfg.Log.Warn("issued items not recorded in the ledger", zap.String("session", fl.session), zapErr(err))
+			}
+		}}
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/continuity-dev/continuity/settings"
+	"github.com/continuity-dev/continuity/sqlstore"
 )
 
 // newTestProxy serves a Proxy in front of upstream on loopback.
@@ -25,10 +26,15 @@ func newTestProxy(t *testing.T, upstream string, rule Rule) (*Proxy, *httptest.S
 	if err := pol.Activate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	db, err := sqlstore.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
 	up, _ := url.Parse(upstream)
 	// Sessions first seen in this test are born after the activation.
 	clock := time.Now().Add(time.Second)
-	p, err := New(Config{Upstream: up, Policy: pol, Rule: rule, Secret: "0123456789abcdef0123",
+	p, err := New(Config{Upstream: up, Policy: pol, DB: db, Rule: rule, Secret: "0123456789abcdef0123",
 		Now: func() time.Time { return clock }, PolicyCommand: "continuity policy --data-dir /d", PageURL: "http://127.0.0.1:1/"})
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +81,7 @@ func TestPassThroughUntouched(t *testing.T) {
 	} {
 		req, _ := http.NewRequest(c.method, px.URL+c.path, strings.NewReader(c.body))
 		req.Header.Set("Authorization", "Bearer k")
-		req.Header.Set("Session-Id", "s-1")
+		req.Header.Set("X-Request-Id", "s-1")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -85,7 +91,7 @@ func TestPassThroughUntouched(t *testing.T) {
 		s := <-got
 		u, _ := url.Parse(c.path)
 		if s.method != c.method || s.path != u.Path || s.query != u.RawQuery || s.body != c.body ||
-			s.header.Get("Session-Id") != "s-1" || s.header.Get("Authorization") != "Bearer k" {
+			s.header.Get("X-Request-Id") != "s-1" || s.header.Get("Authorization") != "Bearer k" {
 			t.Fatalf("%s %s reached the upstream as %+v", c.method, c.path, s)
 		}
 		if resp.StatusCode != http.StatusTeapot || string(b) != "as the upstream said" || resp.Header.Get("X-Up") != "1" {

@@ -18,7 +18,10 @@ const codexTurnHeader = "X-Codex-Turn-Metadata"
 // only.
 type requestKeys struct {
 	session string // "" means: pass through natively
-	client  string // the client's name, for the page
+	// byHeader: only a session header (sessionHeaders) named the session.
+	byHeader bool
+	history  bool   // the input continues a conversation (bodyKeys.history)
+	client   string // the client's name, for the page
 	// turnID is the client's own turn id (Codex), "" when it sends none.
 	turnID string
 	// initiator is pi-ai's x-initiator: "user" starts a turn, "agent" is a step.
@@ -28,8 +31,17 @@ type requestKeys struct {
 	lastTool  bool // the last input item is a tool result (a step of the current turn)
 }
 
+// sessionHeaders name a request's session when neither the body's
+// prompt_cache_key nor Codex's turn metadata does, first present wins:
+// Codex's thread-id and session-id (the thread), opencode's x-session-id
+// and x-session-affinity (its ses_ id, also on its title requests), and
+// pi-ai's session_id.
+var sessionHeaders = []string{"Thread-Id", "Session-Id", "X-Session-Id", "X-Session-Affinity", "Session_id"}
+
 // readKeys places a request from its headers and body; a body the scan
-// cannot follow is errShape.
+// cannot follow is errShape. The session is, in this order: the body's
+// prompt_cache_key; the thread_id, else session_id, of Codex's turn
+// metadata; the first of sessionHeaders.
 func readKeys(h http.Header, body []byte) (requestKeys, error) {
 	k := requestKeys{client: clientName(h), initiator: h.Get("X-Initiator")}
 	meta := h.Get(codexTurnHeader)
@@ -48,9 +60,22 @@ func readKeys(h http.Header, body []byte) (requestKeys, error) {
 	if bk.session != "" {
 		k.session = bk.session
 	}
-	k.users, k.lastUser, k.lastTool = bk.users, bk.lastUser, bk.lastTool
+	for _, name := range sessionHeaders {
+		if k.session != "" {
+			break
+		}
+		k.session, k.byHeader = h.Get(name), true
+	}
+	k.byHeader = k.byHeader && k.session != ""
+	k.users, k.lastUser, k.lastTool, k.history = bk.users, bk.lastUser, bk.lastTool, bk.history
 	return k, nil
 }
+
+// side reports a request that names its session by a header only and
+// continues no conversation: opencode's title request, a summary. It has
+// nothing to omit and is no turn of the session, so it passes unchanged;
+// its account and what its answer issues are still recorded.
+func (k requestKeys) side() bool { return k.byHeader && !k.history }
 
 // clientName names the client for the status page: Codex's originator, else
 // the first product of the User-Agent, at most 40 bytes of it.

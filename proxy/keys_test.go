@@ -6,7 +6,8 @@ import (
 )
 
 // TestReadKeys: the session is the body's prompt_cache_key, else Codex's
-// turn metadata; a title request without either has none.
+// turn metadata, else the session headers in their order; a request named
+// by a header alone that carries no history is a side request.
 func TestReadKeys(t *testing.T) {
 	h := http.Header{}
 	h.Set("Originator", "codex_exec")
@@ -19,8 +20,34 @@ func TestReadKeys(t *testing.T) {
 	if k.session != "ses_1" || k.client != "opencode/1.18" || k.users != 2 || !k.lastUser {
 		t.Fatalf("%+v", k)
 	}
-	if k, _ := readKeys(http.Header{"Session-Id": {"ses_1"}}, []byte(`{"input":[{"role":"user","content":"title"}]}`)); k.session != "" {
-		t.Fatalf("a request without prompt_cache_key got session %q", k.session)
+	// opencode's title request: its session only in headers, no history.
+	title := http.Header{"X-Session-Id": {"ses_1"}, "X-Session-Affinity": {"ses_1"}}
+	k, _ = readKeys(title, []byte(`{"input":[{"role":"developer","content":"title it"},{"role":"user","content":"q"}]}`))
+	if k.session != "ses_1" || !k.side() {
+		t.Fatalf("title request: %+v", k)
+	}
+	k, _ = readKeys(title, []byte(`{"prompt_cache_key":"ses_1","input":[{"role":"user","content":"q"}]}`))
+	if k.session != "ses_1" || k.side() {
+		t.Fatalf("a prompt_cache_key request is a side request: %+v", k)
+	}
+	k, _ = readKeys(title, []byte(`{"input":[{"role":"user","content":"q"},{"type":"reasoning","encrypted_content":"x"}]}`))
+	if k.session != "ses_1" || k.side() || !k.history {
+		t.Fatalf("a header-keyed request with history is a side request: %+v", k)
+	}
+	for _, c := range []struct {
+		h    http.Header
+		want string
+	}{
+		{http.Header{"Thread-Id": {"th"}, "Session-Id": {"se"}, "X-Session-Id": {"x"}}, "th"},
+		{http.Header{"Session-Id": {"se"}, "X-Session-Id": {"x"}, "Session_id": {"pi"}}, "se"},
+		{http.Header{"X-Session-Affinity": {"aff"}, "Session_id": {"pi"}}, "aff"},
+		{http.Header{"Session_id": {"pi"}}, "pi"},
+		{http.Header{codexTurnHeader: {`{"session_id":"meta"}`}, "Thread-Id": {"th"}}, "meta"},
+		{http.Header{}, ""},
+	} {
+		if k, _ := readKeys(c.h, []byte(`{"input":[]}`)); k.session != c.want || k.byHeader != (c.want != "" && c.want != "meta") {
+			t.Errorf("%v: session %q (by header %v), want %q", c.h, k.session, k.byHeader, c.want)
+		}
 	}
 }
 

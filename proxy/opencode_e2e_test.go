@@ -73,7 +73,8 @@ var globStep = supplier.Answer{Kind: supplier.ToolCall, Tool: "glob", Arguments:
 // session started with key A, continued with B, B again, then A, each turn
 // with a tool step; every request through the proxy is accepted with the
 // turn's own reasoning kept on its tool step, the same turn sent directly is
-// rejected, and the title request (no prompt_cache_key) passes natively.
+// rejected, and the title request (no prompt_cache_key, the session only in
+// x-session-id) passes unchanged as no turn of the session.
 func TestOpencodeAccountSwitches(t *testing.T) {
 	t.Parallel()
 	sup := startSupplier(t)
@@ -129,6 +130,16 @@ func TestOpencodeAccountSwitches(t *testing.T) {
 	}
 	st := pageState(t, px)
 	if len(st.Sessions) != 1 || !strings.HasPrefix(st.Sessions[0].ID, "ses_") {
-		t.Fatalf("the proxy saw sessions %+v, want only opencode's session (the title request has none)", st.Sessions)
+		t.Fatalf("the proxy saw sessions %+v, want only opencode's session", st.Sessions)
+	}
+	// The title request names the session in x-session-id only and carries
+	// no history: a side request, passed unchanged and counted in no turn.
+	if turns := st.Sessions[0].Turns; len(turns) != 4 || turns[0].Requests != 2 {
+		t.Fatalf("turns %+v, want 4 of 2 requests each (no title request among them)", turns)
+	}
+	for _, r := range first {
+		if !gjsonHas(r.Body, "prompt_cache_key") && r.Header.Get("X-Session-Id") != st.Sessions[0].ID {
+			t.Fatalf("the title request carried x-session-id %q, the session is %s", r.Header.Get("X-Session-Id"), st.Sessions[0].ID)
+		}
 	}
 }

@@ -22,6 +22,7 @@ var pageKeys = []string{
 	"proxy.page.noSecret", "proxy.page.refused", "proxy.col.session", "proxy.col.client", "proxy.col.account",
 	"proxy.col.policy", "proxy.col.turns", "proxy.col.rejections", "proxy.turn.label", "proxy.turn.requests",
 	"proxy.turn.reasoning", "proxy.turn.compaction", "proxy.action.on", "proxy.action.off", "proxy.action.default",
+	"proxy.source.session", "proxy.source.default",
 	"policy.label", "policy.on", "policy.off",
 }
 

@@ -20,6 +20,11 @@ type responsesClient struct {
 	base    string
 	session string
 	history []json.RawMessage
+	// coding, when "zstd" or "gzip", compresses each request body so, as
+	// Codex does when signed in with ChatGPT.
+	coding string
+	// sent is the last request body as it went on the wire.
+	sent []byte
 }
 
 // send appends a user message, sends the history as token and, when the
@@ -31,9 +36,13 @@ func (c *responsesClient) send(token, text string) (int, string) {
 	c.history = append(c.history, msg)
 	body, _ := json.Marshal(map[string]any{"model": "gpt-5.4", "input": c.history, "stream": true, "store": false,
 		"include": []string{"reasoning.encrypted_content"}, "prompt_cache_key": c.session})
-	req, _ := http.NewRequest(http.MethodPost, c.base+"/v1/responses", bytes.NewReader(body))
+	c.sent = compress(c.t, body, c.coding)
+	req, _ := http.NewRequest(http.MethodPost, c.base+"/v1/responses", bytes.NewReader(c.sent))
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
+	if c.coding != "" {
+		req.Header.Set("Content-Encoding", c.coding)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
@@ -60,8 +69,9 @@ func (c *responsesClient) send(token, text string) (int, string) {
 // TestStatusPageInChromium drives the status page in real headless
 // Chromium: it lists the run's sessions; switching a session off there
 // makes the next request keep (and the supplier reject) another account's
-// reasoning, with the hint; switching it on again omits it; the page reads
-// in Simplified Chinese when asked; and a page of
+// reasoning, with the hint; switching it on again omits it; each row says
+// whether its policy is the session's own or the new-session default; the
+// page reads in Simplified Chinese when asked; and a page of
 // another origin that POSTs without the secret is refused and changes
 // nothing.
 func TestStatusPageInChromium(t *testing.T) {
@@ -83,13 +93,20 @@ func TestStatusPageInChromium(t *testing.T) {
 	tab := b.open(px.Page)
 	b.waitFor(tab, `document.body.dataset.loaded === "1"`)
 	var rows [][]string
-	b.eval(tab, `[...document.querySelectorAll("tr[data-session]")].map(r => [r.dataset.session, r.dataset.policy])`, &rows)
-	if len(rows) != 2 || rows[0][0] != "page-session-one" || rows[1][0] != "page-session-two" || rows[0][1] != "on" {
+	b.eval(tab, `[...document.querySelectorAll("tr[data-session]")].map(r => [r.dataset.session, r.dataset.policy, r.querySelector(".source").textContent])`, &rows)
+	if len(rows) != 2 || rows[0][0] != "page-session-one" || rows[1][0] != "page-session-two" || rows[0][1] != "on" ||
+		rows[0][2] != "(from the new-session default) " {
 		t.Fatalf("the page lists %v", rows)
 	}
 
 	b.eval(tab, `document.querySelector('button[data-session="page-session-one"][data-policy="off"]').click()`, nil)
 	b.waitFor(tab, `document.querySelector('tr[data-session="page-session-one"]').dataset.policy === "off"`)
+	source := `document.querySelector('tr[data-session="page-session-one"] .source')`
+	var src string
+	b.eval(tab, source+`.dataset.source + ": " + `+source+`.textContent`, &src)
+	if src != "session: (set for this session) " {
+		t.Fatalf("a session switched off on the page shows its source as %q", src)
+	}
 	st, hint := one.send(tokenB, "B, policy off")
 	if st != 400 || !strings.Contains(hint, "policy") || !strings.Contains(hint, "page-session-one on") {
 		t.Fatalf("policy off: %d, hint %q", st, hint)
@@ -110,6 +127,15 @@ func TestStatusPageInChromium(t *testing.T) {
 	if !strings.Contains(title, "会话") {
 		t.Fatalf("the Chinese page reads %q", title)
 	}
+	var sources []string
+	b.eval(zh, `[...document.querySelectorAll("tr[data-session] .source")].map(e => e.textContent)`, &sources)
+	if len(sources) != 2 || sources[0] != "（此会话单独设置） " || sources[1] != "（来自新会话默认设置） " {
+		t.Fatalf("the Chinese page shows the policies' sources as %q", sources)
+	}
+
+	// Back to the default: the row says where its policy comes from again.
+	b.eval(tab, `document.querySelector('button[data-session="page-session-one"][data-policy="default"]').click()`, nil)
+	b.waitFor(tab, source+`.dataset.source === "default"`)
 
 	// Another origin: a page on another loopback port.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

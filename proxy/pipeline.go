@@ -30,11 +30,18 @@ func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, body []byte, pl
 	fl.filterErr = new(atomic.Pointer[error])
 	done := make(chan filter.Omitted, 1)
 	go func() {
+		var failed error // a ledger failure: the body must not end well
 		res, err := filter.SelectStream(r.Context(), body, filter.Options{StripPairedIDs: true}, nil,
-			p.provenance(pl, fl.account), func(b []byte) error {
+			p.provenance(r.Context(), pl, fl.account, &failed), func(b []byte) error {
+				if failed != nil {
+					return failed
+				}
 				_, err := pw.Write(b)
 				return err
 			})
+		if err == nil {
+			err = failed
+		}
 		if err != nil && !errors.Is(err, errRequestDone) {
 			fl.filterErr.Store(&err)
 		}

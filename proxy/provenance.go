@@ -1,31 +1,58 @@
 package proxy
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
-// maxIssued bounds the issuance records; the oldest go first. At about
-// 100 bytes a record this is some 13 MB at most, and a history that old has
-// long been compacted.
+// maxIssued bounds the issuance records held in memory; the oldest go
+// first. At about 100 bytes a record this is some 13 MB at most. The ledger
+// keeps more, and answers for what memory no longer holds.
 const maxIssued = 1 << 17
 
 // issuers records which account each reasoning and compaction item was
-// issued to, by the fingerprint of its encrypted_content. It lives in memory
-// only: after a restart an item's issuer is unknown, which the provenance
-// rule treats as foreign only in sessions seen with more than one account.
+// issued to, by the fingerprint of its encrypted_content: in memory for
+// this run, in front of the ledger that keeps them across restarts and
+// shares them with other proxies on the same data directory. Memory also
+// keeps what the ledger did not know, so a history from before the proxy
+// costs one ledger query per item per run, not per request: an item cannot
+// appear in a request before it is issued, so one the ledger did not know
+// when asked is unknown for good, unless its issuing response passes
+// through this proxy (record) afterwards — which only a resent history
+// racing its own answer could do.
 type issuers struct {
+	ledger *ledger
+
 	mu    sync.Mutex
-	by    map[[32]byte]Account
+	by    map[[32]byte]issuance
 	order [][32]byte // insertion order, for eviction
 	head  int        // the oldest live entry of order once it is full
 }
 
-func newIssuers() *issuers { return &issuers{by: map[[32]byte]Account{}} }
+// issuance is what memory knows of one fingerprint.
+type issuance struct {
+	account Account
+	known   bool // false: the ledger had no record of it when asked
+}
 
-// record notes that fp was issued to a. A fingerprint already known keeps
-// its first issuer: content cannot be issued twice.
+func newIssuers(l *ledger) *issuers { return &issuers{ledger: l, by: map[[32]byte]issuance{}} }
+
+// record notes in memory that fp was issued to a; persist writes it to the
+// ledger. A fingerprint already known keeps its first issuer: content
+// cannot be issued twice.
 func (p *issuers) record(fp [32]byte, a Account) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.by[fp]; ok {
+	p.remember(fp, issuance{account: a, known: true})
+}
+
+// remember is record with the lock held; a known issuance replaces an
+// unknown one.
+func (p *issuers) remember(fp [32]byte, is issuance) {
+	if old, ok := p.by[fp]; ok {
+		if !old.known && is.known {
+			p.by[fp] = is
+		}
 		return
 	}
 	if len(p.order) < maxIssued {
@@ -35,13 +62,29 @@ func (p *issuers) record(fp [32]byte, a Account) {
 		p.order[p.head] = fp
 		p.head = (p.head + 1) % maxIssued
 	}
-	p.by[fp] = a
+	p.by[fp] = is
 }
 
-// issuer returns the account fp was issued to, ok false when unknown.
-func (p *issuers) issuer(fp [32]byte) (Account, bool) {
+// persist writes the items of one response, issued to a, to the ledger.
+func (p *issuers) persist(ctx context.Context, fps [][32]byte, a Account) error {
+	return p.ledger.recordIssued(ctx, fps, a)
+}
+
+// issuer returns the account fp was issued to, ok false when neither memory
+// nor the ledger knows it.
+func (p *issuers) issuer(ctx context.Context, fp [32]byte) (Account, bool, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	a, ok := p.by[fp]
-	return a, ok
+	is, ok := p.by[fp]
+	p.mu.Unlock()
+	if ok {
+		return is.account, is.known, nil
+	}
+	a, known, err := p.ledger.issuer(ctx, fp)
+	if err != nil {
+		return a, false, err
+	}
+	p.mu.Lock()
+	p.remember(fp, issuance{account: a, known: known})
+	p.mu.Unlock()
+	return a, known, nil
 }

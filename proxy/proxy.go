@@ -19,6 +19,7 @@ const apiPrefix = "/continuity/"
 // server and its listener.
 type Proxy struct {
 	cfg      Config
+	ledger   *ledger
 	issuers  *issuers
 	sessions *registry
 	// plain forwards everything the proxy does not filter, untouched.
@@ -36,7 +37,11 @@ func New(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{cfg: cfg, issuers: newIssuers(), sessions: newRegistry()}
+	l, err := openLedger(context.Background(), cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{cfg: cfg, ledger: l, issuers: newIssuers(l), sessions: newRegistry()}
 	p.plain = p.reverseProxy(nil)
 	p.filtered = p.reverseProxy(p.modifyResponse)
 	return p, nil
@@ -93,7 +98,7 @@ func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error
 	fl, _ := r.Context().Value(flightKey{}).(*flight)
 	if ferr := fl.filterFailed(); ferr != nil {
 		p.cfg.Log.Warn("request not filtered", zap.String("session", fl.session), zapErr(ferr))
-		writeError(w, http.StatusBadRequest, diagCode(ferr, "INVALID_PAYLOAD"), "continuity proxy: the request was not sent: "+ferr.Error())
+		writeError(w, notFilteredStatus(ferr), diagCode(ferr, "INVALID_PAYLOAD"), "continuity proxy: the request was not sent: "+ferr.Error())
 		return
 	}
 	code, status := "UPSTREAM_UNREACHABLE", http.StatusBadGateway

@@ -15,6 +15,9 @@ type history struct {
 	t     *testing.T
 	url   string
 	items []any
+	// byHeader, when set, names the session in pi-ai's session_id header
+	// instead of prompt_cache_key.
+	byHeader string
 }
 
 // send posts the history plus extra as token and, when accepted, adds
@@ -23,10 +26,17 @@ type history struct {
 func (h *history) send(sup *supplier.Server, token string, extra ...any) supplier.Request {
 	h.t.Helper()
 	input := append(append([]any{}, h.items...), extra...)
-	body, _ := json.Marshal(map[string]any{"model": "m", "input": input, "prompt_cache_key": "rules-session",
-		"include": []string{"reasoning.encrypted_content"}, "tools": []any{map[string]any{"type": "function", "name": "f"}}})
+	m := map[string]any{"model": "m", "input": input, "prompt_cache_key": "rules-session",
+		"include": []string{"reasoning.encrypted_content"}, "tools": []any{map[string]any{"type": "function", "name": "f"}}}
+	if h.byHeader != "" {
+		delete(m, "prompt_cache_key")
+	}
+	body, _ := json.Marshal(m)
 	req, _ := http.NewRequest("POST", h.url+"/v1/responses", bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
+	if h.byHeader != "" {
+		req.Header["session_id"] = []string{h.byHeader} // as pi-ai spells it
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		h.t.Fatal(err)
@@ -146,5 +156,35 @@ func TestPipelined(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 400 || !bytes.Contains(b, []byte(`INVALID_PAYLOAD","message"`)) {
 		t.Fatalf("malformed pipelined body: %d %s", resp.StatusCode, b)
+	}
+}
+
+// TestSessionHeaders: a client that names its session only in a header is
+// filtered like one that sends prompt_cache_key. Its first request, with no
+// history yet, is a side request: passed byte for byte and no turn, but
+// its account and what its answer issues are recorded, so when the next
+// request comes from B the reasoning A was issued is omitted.
+func TestSessionHeaders(t *testing.T) {
+	sup := testSupplier(t)
+	p, px := newTestProxy(t, sup.URL(), "")
+	h := &history{t: t, url: px.URL, byHeader: "header-session"}
+	first := h.send(sup, "acct-A", userMsg("one"))
+	sent, _ := json.Marshal(map[string]any{"model": "m", "input": []any{userMsg("one")},
+		"include": []string{"reasoning.encrypted_content"}, "tools": []any{map[string]any{"type": "function", "name": "f"}}})
+	if first.Status != 200 || !bytes.Equal(first.Body, sent) {
+		t.Fatalf("side request: %d, reached the supplier as %s", first.Status, first.Body)
+	}
+	if v := p.sessions.views(); len(v) != 1 || v[0].ID != "header-session" || len(v[0].Turns) != 0 {
+		t.Fatalf("after the side request: %+v", v)
+	}
+	if r := h.send(sup, "acct-B", userMsg("two")); r.Status != 200 || len(ids(t, r)) != 0 {
+		t.Fatalf("as B: %d keeps %v", r.Status, ids(t, r))
+	}
+	if r := h.send(sup, "acct-B", toolResult("call_2")); r.Status != 200 || len(ids(t, r)) != 1 {
+		t.Fatalf("B's tool step: %d %v", r.Status, ids(t, r))
+	}
+	v := p.sessions.views()[0]
+	if v.Accounts != 2 || len(v.Turns) != 1 || v.Turns[0].Requests != 2 || v.Turns[0].OmittedReasoning != 2 {
+		t.Fatalf("%+v", v)
 	}
 }

@@ -26,6 +26,9 @@ type session struct {
 	lastSeen  time.Time
 	accounts  []Account // distinct, in order of first use
 	last      Account
+	// synced: the ledger's account set for the session was read in this
+	// run and holds accounts; only a new account needs asking again.
+	synced bool
 
 	// The current turn, as the turn rule and the page count it.
 	turnID string
@@ -74,9 +77,10 @@ func newRegistry() *registry { return &registry{sessions: map[string]*session{}}
 type placed struct {
 	firstSeen  time.Time
 	multi      bool // the session has been seen with more than one account
+	newAccount bool // this request's account is new to the session in this run
+	synced     bool // the ledger's accounts for the session are in memory
 	turn       *filter.Turn
 	seq        int
-	newSession bool
 }
 
 // place records a request of session k with account a and returns what the
@@ -84,19 +88,7 @@ type placed struct {
 func (r *registry) place(k requestKeys, a Account, now time.Time, withTurn bool) placed {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s, ok := r.sessions[k.session]
-	if !ok {
-		r.evictLocked()
-		s = &session{id: k.session, firstSeen: now}
-		r.sessions[k.session] = s
-	}
-	if k.client != "" {
-		s.client = k.client
-	}
-	s.lastSeen, s.last = now, a
-	if !slices.Contains(s.accounts, a) {
-		s.accounts = append(s.accounts, a)
-	}
+	s, added := r.touchLocked(k, a, now)
 	if k.newTurn(s.turnID, s.users, s.seq == 0) {
 		s.seq++
 		s.turn = nil
@@ -109,7 +101,62 @@ func (r *registry) place(k requestKeys, a Account, now time.Time, withTurn bool)
 		}
 	}
 	s.turnID, s.users = k.turnID, k.users
-	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, turn: s.turn, seq: s.seq, newSession: !ok}
+	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, synced: s.synced, turn: s.turn, seq: s.seq}
+}
+
+// bornAt sets when session id was first seen, as the ledger has it.
+func (r *registry) bornAt(id string, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.sessions[id]; ok {
+		s.firstSeen = at
+	}
+}
+
+// addAccounts adds to session id the accounts the ledger knows it used,
+// and notes the session synced with the ledger.
+func (r *registry) addAccounts(id string, seen []Account) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.sessions[id]
+	if !ok {
+		return
+	}
+	s.synced = true
+	for _, a := range seen {
+		if !slices.Contains(s.accounts, a) {
+			s.accounts = append(s.accounts, a)
+		}
+	}
+}
+
+// note records a side request of session k with account a: the session
+// and its accounts, no turn.
+func (r *registry) note(k requestKeys, a Account, now time.Time) placed {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, added := r.touchLocked(k, a, now)
+	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, synced: s.synced, seq: s.seq}
+}
+
+// touchLocked finds or makes session k and records a request of account a
+// at now; added is true when a is new to it.
+func (r *registry) touchLocked(k requestKeys, a Account, now time.Time) (s *session, added bool) {
+	s, existed := r.sessions[k.session]
+	if !existed {
+		r.evictLocked()
+		s = &session{id: k.session, firstSeen: now}
+		r.sessions[k.session] = s
+	}
+	if k.client != "" {
+		s.client = k.client
+	}
+	s.lastSeen, s.last = now, a
+	added = !slices.Contains(s.accounts, a)
+	if added {
+		s.accounts = append(s.accounts, a)
+	}
+	return s, added
 }
 
 // evictLocked makes room for one more session.

@@ -16,6 +16,9 @@ type bodyKeys struct {
 	users    int    // user messages in input
 	lastUser bool   // the last input item is a user message
 	lastTool bool   // the last input item is a tool result
+	// history: input carries an item other than a system, developer or
+	// user message — the request continues a conversation.
+	history bool
 }
 
 // scanBody reads the session key and the shape of input with the
@@ -57,18 +60,20 @@ func inputShape(sc *jsonscan.Scanner, i int, k *bodyKeys) (int, error) {
 	for {
 		var end int
 		var err error
-		user, tool := false, false
+		var kind itemKinds
 		if i < len(b) && b[i] == '{' {
-			user, tool, end, err = itemKind(sc, i)
+			kind, end, err = itemKind(sc, i)
 		} else {
 			end, err = sc.Value(i)
 		}
 		if err != nil {
 			return 0, err
 		}
+		user, tool := kind.user, kind.tool
 		if user {
 			k.users++
 		}
+		k.history = k.history || kind.history
 		k.lastUser, k.lastTool = user, tool
 		i = sc.WS(end)
 		switch {
@@ -82,23 +87,29 @@ func inputShape(sc *jsonscan.Scanner, i int, k *bodyKeys) (int, error) {
 	}
 }
 
-// itemKind reads one input item object at i: whether it is a user message
-// (typed "message" or bare) or a tool result, and where it ends.
-func itemKind(sc *jsonscan.Scanner, i int) (user, tool bool, end int, err error) {
+// itemKinds is what placing needs to know of one input item.
+type itemKinds struct {
+	user    bool // a user message (typed "message" or bare)
+	tool    bool // a tool result
+	history bool // anything but a system, developer or user message
+}
+
+// itemKind reads one input item object at i: its kinds and where it ends.
+func itemKind(sc *jsonscan.Scanner, i int) (kind itemKinds, end int, err error) {
 	b := sc.B
 	var typ, role []byte
 	i = sc.WS(i + 1)
 	if i < len(b) && b[i] == '}' {
-		return false, false, i + 1, nil
+		return kind, i + 1, nil
 	}
 	for {
 		keyEnd, v, err := sc.Key(i)
 		if err != nil {
-			return false, false, 0, err
+			return kind, 0, err
 		}
 		ve, err := sc.Value(v)
 		if err != nil {
-			return false, false, 0, err
+			return kind, 0, err
 		}
 		switch name := b[i:keyEnd]; {
 		case sc.StrIs(name, "type"):
@@ -112,12 +123,14 @@ func itemKind(sc *jsonscan.Scanner, i int) (user, tool bool, end int, err error)
 			continue
 		}
 		if i >= len(b) || b[i] != '}' {
-			return false, false, 0, errShape
+			return kind, 0, errShape
 		}
 		end = i + 1
 		break
 	}
-	user = (typ == nil || sc.StrIs(typ, "message")) && sc.StrIs(role, "user")
-	tool = sc.StrIs(typ, "function_call_output") || sc.StrIs(typ, "custom_tool_call_output")
-	return user, tool, end, nil
+	message := typ == nil || sc.StrIs(typ, "message")
+	kind.user = message && sc.StrIs(role, "user")
+	kind.tool = sc.StrIs(typ, "function_call_output") || sc.StrIs(typ, "custom_tool_call_output")
+	kind.history = !(message && (kind.user || sc.StrIs(role, "system") || sc.StrIs(role, "developer")))
+	return kind, end, nil
 }

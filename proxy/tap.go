@@ -26,6 +26,10 @@ type tap struct {
 	stream  bool
 	account Account
 	record  func(fp [32]byte, a Account)
+	// persist writes the response's issued items to the ledger when the
+	// body is closed, in one transaction.
+	persist func(fps [][32]byte)
+	issued  [][32]byte
 
 	line   []byte // the current line of a stream, without its newline
 	data   []byte // the current event's data lines, joined by newlines
@@ -58,8 +62,14 @@ func (t *tap) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close closes the upstream body.
-func (t *tap) Close() error { return t.body.Close() }
+// Close persists what the response issued and closes the upstream body.
+func (t *tap) Close() error {
+	if len(t.issued) > 0 {
+		t.persist(t.issued)
+		t.issued = nil
+	}
+	return t.body.Close()
+}
 
 // scanStream feeds stream bytes through the line and event framing of
 // server-sent events (lines end in \n, \r\n or \r; a blank line ends an
@@ -141,7 +151,9 @@ func (t *tap) item(it gjson.Result) {
 	switch it.Get("type").Str {
 	case "reasoning", "compaction":
 		if c := it.Get("encrypted_content"); c.Type == gjson.String && c.Str != "" {
-			t.record(filter.Fingerprint(c.Str), t.account)
+			fp := filter.Fingerprint(c.Str)
+			t.record(fp, t.account)
+			t.issued = append(t.issued, fp)
 		}
 	}
 }

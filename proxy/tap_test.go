@@ -37,7 +37,8 @@ func TestTapStream(t *testing.T) {
 		body := sseBody(nl)
 		for _, n := range []int{1, 2, 3, 7, 64, 1 << 16} {
 			var got []string
-			tp := &tap{body: io.NopCloser(chunked{strings.NewReader(body), n}), stream: true, account: Account{1},
+			var persisted [][32]byte
+			tp := &tap{persist: func(fps [][32]byte) { persisted = append(persisted, fps...) }, body: io.NopCloser(chunked{strings.NewReader(body), n}), stream: true, account: Account{1},
 				record: func(fp [32]byte, a Account) {
 					for _, c := range []string{"CIPHER-ONE", "CIPHER-TWO", "NOT-AN-ITEM-DONE"} {
 						if fp == filter.Fingerprint(c) {
@@ -54,6 +55,10 @@ func TestTapStream(t *testing.T) {
 			}
 			if strings.Join(got, ",") != "CIPHER-ONE,CIPHER-TWO" {
 				t.Fatalf("nl %q n %d: recorded %v", nl, n, got)
+			}
+			if len(persisted) != 0 || tp.Close() != nil || len(persisted) != 2 ||
+				persisted[0] != filter.Fingerprint("CIPHER-ONE") || persisted[1] != filter.Fingerprint("CIPHER-TWO") {
+				t.Fatalf("nl %q n %d: persisted %d items, want both at Close", nl, n, len(persisted))
 			}
 		}
 	}

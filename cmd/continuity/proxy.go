@@ -21,6 +21,7 @@ import (
 
 	"github.com/continuity-dev/continuity/proxy"
 	"github.com/continuity-dev/continuity/settings"
+	"github.com/continuity-dev/continuity/sqlstore"
 )
 
 // proxyCmd runs `continuity proxy`: the local Responses proxy for clients
@@ -88,6 +89,12 @@ func proxyCmd(args []string) int {
 		}
 	}
 
+	db, err := sqlstore.Open(dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer db.Close()
+
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return fail("%v", err)
@@ -97,7 +104,7 @@ func proxyCmd(args []string) int {
 	page := "http://" + addr + "/"
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.ResponseHeaderTimeout = *headerTimeout
-	cfg := proxy.Config{Upstream: up, Policy: policy, Rule: proxy.Rule(*rule), Secret: secret, Transport: transport,
+	cfg := proxy.Config{Upstream: up, Policy: policy, DB: db, Rule: proxy.Rule(*rule), Secret: secret, Transport: transport,
 		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page}
 	if !loopback {
 		cfg.Hosts = []string{addr}

@@ -1,0 +1,53 @@
+package proxy
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/continuity-dev/continuity/diag"
+)
+
+// syncLedger completes pl from the ledger, which knows when a session was
+// first seen and the accounts it used, before this run and in other proxies
+// on the same data directory; it adds acct to the session's set there. The
+// ledger is asked once per session and run, and again only for an account
+// new to the session: an account another proxy adds later is seen here at
+// this proxy's next new account or restart (until then only items of
+// unknown issuer are judged without it; items that proxy recorded are
+// judged by their issuer).
+func (p *Proxy) syncLedger(ctx context.Context, session string, acct Account, pl *placed) error {
+	if pl.synced && !pl.newAccount {
+		return nil
+	}
+	if !pl.synced {
+		born, err := p.ledger.born(ctx, session, pl.firstSeen.UnixMilli())
+		if err != nil {
+			return err
+		}
+		pl.firstSeen = time.UnixMilli(born)
+		p.sessions.bornAt(session, pl.firstSeen)
+	}
+	seen, err := p.ledger.accounts(ctx, session, acct)
+	if err != nil {
+		return err
+	}
+	pl.multi = pl.multi || len(seen) > 1
+	p.sessions.addAccounts(session, seen)
+	return nil
+}
+
+// side forwards a side request (requestKeys.side) unchanged, recording its
+// account in the session's set and, through the tap, what its answer
+// issues; it counts as no turn.
+func (p *Proxy) side(w http.ResponseWriter, r *http.Request, body []byte, keys requestKeys, acct Account, now time.Time) {
+	pl := p.sessions.note(keys, acct, now)
+	if err := p.syncLedger(r.Context(), keys.session, acct, &pl); err != nil {
+		p.cfg.Log.Error("ledger unreadable", zap.String("session", keys.session), zapErr(err))
+		writeError(w, http.StatusServiceUnavailable, diag.StorageUnavailable, "continuity proxy: the request was not sent: "+err.Error())
+		return
+	}
+	p.forward(w, r, [][]byte{body}, &flight{session: keys.session, account: acct, side: true})
+}
