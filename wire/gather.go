@@ -71,7 +71,8 @@ const bigBlock = 4 << 20
 // remembers its size for the next one. A frame in one block is handed out
 // in place unless it fills less than a quarter of it; otherwise it is
 // copied once into a buffer of its size, each block given back as soon as
-// it is copied.
+// it is copied. A large frame's buffer is never pooled (put ignores sizes
+// that are not a class).
 func (f *frameReader) joined(blocks [][]byte, size int) frame {
 	f.hint = size
 	if len(blocks) == 1 {
@@ -82,7 +83,16 @@ func (f *frameReader) joined(blocks [][]byte, size int) frame {
 		// A small frame in a big buffer: move it, so that a frame its
 		// handler keeps does not hold the big buffer too.
 	}
-	out := f.pool.get(f.bufferSize(size))
+	// A frame beyond bigBlock is joined into a buffer of exactly its size,
+	// never a pool class: the runtime zeroes a large allocation that reuses
+	// freed heap, and a 64 MiB frame in its 128 MiB class then made the
+	// whole class resident (peak RSS twice the frame, in some runs only).
+	var out []byte
+	if size > bigBlock {
+		out = make([]byte, size)
+	} else {
+		out = f.pool.get(f.bufferSize(size))
+	}
 	n := 0
 	for i, b := range blocks {
 		n += copy(out[n:], b)

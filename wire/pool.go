@@ -5,10 +5,10 @@ import (
 	"sync"
 )
 
-// Buffer classes are powers of two from 128 KiB to 128 MiB (a 64 MiB
-// payload's frame). A frame that outgrows the 64 KiB read buffer is
-// gathered in one of these; a larger one gets a buffer of its own, which
-// the garbage collector frees like any other: a huge buffer is not kept.
+// Buffer classes are powers of two from 128 KiB to 128 MiB. A frame that
+// outgrows the 64 KiB read buffer starts in one of these; a frame beyond
+// 4 MiB is joined into a buffer of exactly its size (see joined), which the
+// garbage collector frees like any other: a huge buffer is not kept.
 const (
 	minClassShift = 17
 	maxClassShift = 27
