@@ -88,26 +88,24 @@ func parseEvent(ev hostapi.Event) parsed {
 		return p
 	}
 	// The wire validated the frame and the envelope reader cut Data at
-	// its value's end: only its kind is checked here, so a 17 MiB
-	// tool/result is not walked on the read loop to validate it again.
+	// its value's end: only its kind is checked here, and each reader
+	// takes only the members it needs, so a 17 MiB tool/result is skipped
+	// over, never copied or decoded, on the read loop.
 	if len(ev.Data) == 0 || ev.Data[0] != '{' {
 		p.unreadable = true
 		return p
 	}
-	d := gjson.ParseBytes(ev.Data)
 	switch ev.Type {
 	case EventUserMessage:
 		parseUser(ev.Seq, ev.Data, &p)
 	case EventAssistantMessage:
-		parseAssistant(ev.Seq, ev.Data, d, &p)
+		parseAssistant(ev.Seq, ev.Data, &p)
 	case EventToolResult:
-		if d.Get("message").IsObject() {
-			parseHostToolResult(ev.Seq, ev.Data, d, &p)
-		} else {
-			parseToolResult(ev.Seq, d, &p)
+		if !parseHostToolResult(ev.Seq, ev.Data, &p) {
+			parseToolResult(ev.Seq, ev.Data, &p)
 		}
 	case EventUsage:
-		in, win := d.Get("inputTokens"), d.Get("contextWindow")
+		in, win := gjson.GetBytes(ev.Data, "inputTokens"), gjson.GetBytes(ev.Data, "contextWindow")
 		if in.Type != gjson.Number || win.Type != gjson.Number || in.Int() < 0 || win.Int() <= 0 {
 			p.unreadable = true
 			return p
@@ -141,11 +139,11 @@ func parseUser(seq int64, data []byte, p *parsed) {
 	p.items = append(p.items, Item{Seq: seq, Kind: KindRequest, Text: text, Tokens: EstimateTokens(text)})
 }
 
-func parseAssistant(seq int64, data []byte, d gjson.Result, p *parsed) {
+func parseAssistant(seq int64, data []byte, p *parsed) {
 	if text := dshevent.Text(data); strings.TrimSpace(text) != "" {
 		p.items = append(p.items, Item{Seq: seq, Kind: KindNarration, Tokens: EstimateTokens(text)})
 	}
-	d.Get("annotations").ForEach(func(_, a gjson.Result) bool {
+	gjson.GetBytes(data, "annotations").ForEach(func(_, a gjson.Result) bool {
 		text := a.Get("text").String()
 		kind, ok := annotationKinds[a.Get("kind").String()]
 		if !ok || strings.TrimSpace(text) == "" {
@@ -161,48 +159,40 @@ func parseAssistant(seq int64, data []byte, d gjson.Result, p *parsed) {
 	})
 }
 
-func parseToolResult(seq int64, d gjson.Result, p *parsed) {
-	// One pass over the top-level members: a result's data can be tens of
-	// MiB (DSH's message), and each absent member looked up alone would
-	// walk all of it again.
-	var isErr, nameV, out, summary, subject, kindV gjson.Result
-	d.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "isError":
-			isErr = v
-		case "name":
-			nameV = v
-		case "output":
-			out = v
-		case "summary":
-			summary = v
-		case "subject":
-			subject = v
-		case "kind":
-			kindV = v
-		}
-		return true
-	})
-	isError := isErr.Bool()
-	name := bounded(nameV.String(), 256)
-	size := len(out.Raw)
-	if out.Type == gjson.String {
-		size = len(out.Str)
+// parseToolResult reads a host's own tool/result {callId, name, isError,
+// output, kind?, subject?, passed?, summary?}. The members are located in
+// one pass and only the small ones are read: the output, which can be tens
+// of MiB, counts only by its size and, for an error without a summary, its
+// first line.
+func parseToolResult(seq int64, data []byte, p *parsed) {
+	d, ok := dshevent.ReadObject(data)
+	if !ok {
+		p.unreadable = true
+		return
 	}
-	it := Item{Seq: seq, Kind: KindResult, Subject: name, Tokens: tokensForChars(size)}
-	it.Text = bounded(summary.String(), maxSummaryText)
+	isError := d.True("isError")
+	name, _ := d.Str("name")
+	out := d.Raw("output")
+	size := len(out)
+	if len(out) >= 2 && out[0] == '"' {
+		size -= 2
+	}
+	it := Item{Seq: seq, Kind: KindResult, Subject: bounded(name, 256), Tokens: tokensForChars(size)}
+	it.Text = dshevent.Excerpt(d.Raw("summary"), maxSummaryText)
 	it.Tokens += EstimateTokens(it.Text)
-	switch kind := kindV.String(); {
-	case (kind == "test" || kind == "build") && subject.Type == gjson.String:
-		it.Kind, it.Subject = Kind(kind), bounded(subject.String(), 256)
-		passed := d.Get("passed").Type == gjson.True && !isError
+	kind, _ := d.Str("kind")
+	subject, isSubject := d.Str("subject")
+	switch {
+	case (kind == "test" || kind == "build") && isSubject:
+		it.Kind, it.Subject = Kind(kind), bounded(subject, 256)
+		passed := d.True("passed") && !isError
 		it.Passed = &passed
-	case (kind == "effect" || kind == "checkpoint") && subject.Type == gjson.String && !isError:
-		it.Kind, it.Subject = Kind(kind), bounded(subject.String(), 256)
+	case (kind == "effect" || kind == "checkpoint") && isSubject && !isError:
+		it.Kind, it.Subject = Kind(kind), bounded(subject, 256)
 	case isError:
 		it.Kind = KindError
-		if it.Text == "" && out.Type == gjson.String {
-			it.Text = bounded(firstLine(out.Str), maxErrorLine)
+		if it.Text == "" {
+			it.Text = dshevent.Excerpt(out, maxErrorLine)
 		}
 	}
 	p.items = append(p.items, it)
