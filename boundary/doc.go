@@ -50,7 +50,13 @@
 //	                  data.isError without a known kind            error           swappable (subject data.name)
 //	                  anything else                                result          swappable (subject data.name)
 //	usage             {inputTokens, contextWindow}                 —               context pressure when inputTokens ≥ PressureRatio × contextWindow
+//	assistant/message DSH's data.usage                             —               context pressure when inputTokens + cacheReadTokens + cacheWriteTokens ≥ PressureRatio × the window
+//	request/context   DSH's data.contextWindow (the route changed) —               the window usage is read against; presses at once when the tokens last read reach the ratio of the new window
 //	turn/*, step/*, compaction/*, others                           —               no item
+//
+// DSH's usage counts are disjoint (inputTokens is only the uncached part),
+// so what the model read is their sum; a decision's numbers.inputTokens is
+// that sum and numbers.contextWindow the latest request/context window.
 //
 // Text read: user/message text (dshevent.Text: content text blocks,
 // data.text, or data.content as a string); assistant/message data.text and

@@ -24,7 +24,16 @@ const (
 	EventToolCall         = "tool/call"
 	EventTurnStart        = "turn/start"
 	EventUsage            = "usage"
+	EventRequestContext   = "request/context"
 )
+
+// ReportsUsage reports whether an event of type typ can put the session
+// under context pressure: the usage event, DSH's assistant/message (its
+// usage) and request/context (its context window). The lead asks
+// UnderPressure after observing one.
+func ReportsUsage(typ string) bool {
+	return typ == EventUsage || typ == EventAssistantMessage || typ == EventRequestContext
+}
 
 // Bounds on the text an annotation, a tool summary or an error line keeps.
 // Tokens are always measured on the full content. A person's prompt is kept
@@ -37,7 +46,11 @@ const (
 	maxErrorLine      = 200
 )
 
-// Usage is the latest usage event of a session.
+// Usage is what the context held at the session's latest usage reading:
+// a usage event's own {inputTokens, contextWindow}, or DSH's
+// assistant/message usage read against the latest request/context window,
+// where InputTokens is everything the model read (DSH's counts are
+// disjoint: uncached inputTokens + cacheReadTokens + cacheWriteTokens).
 type Usage struct {
 	Seq           int64
 	InputTokens   int64
@@ -50,6 +63,8 @@ type parsed struct {
 	userText   *string // a non-checkpoint user message's exact text
 	checkpoint bool
 	usage      *Usage
+	read       *int64 // DSH's assistant/message usage: the tokens the model read
+	window     int64  // DSH's request/context window
 	created    bool
 	unreadable bool
 	call       *callRef // a tool/call: what a later tool/result answers
@@ -73,6 +88,13 @@ func parseEvent(ev hostapi.Event) parsed {
 	}
 	switch ev.Type {
 	case EventUserMessage, EventAssistantMessage, EventToolResult, EventUsage:
+	case EventRequestContext:
+		if w, ok := dshevent.ContextWindow(ev.Data); ok {
+			p.window = w
+		} else {
+			p.unreadable = true
+		}
+		return p
 	case EventToolCall:
 		if c, ok := dshevent.ToolCall(ev.Data); ok {
 			args, _ := dshevent.Arguments(ev.Data)
@@ -140,6 +162,10 @@ func parseUser(seq int64, data []byte, p *parsed) {
 }
 
 func parseAssistant(seq int64, data []byte, p *parsed) {
+	if u, ok := dshevent.AssistantUsage(data); ok {
+		read := u.ContextTokens()
+		p.read = &read
+	}
 	if text := dshevent.Text(data); strings.TrimSpace(text) != "" {
 		p.items = append(p.items, Item{Seq: seq, Kind: KindNarration, Tokens: EstimateTokens(text)})
 	}

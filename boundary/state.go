@@ -22,6 +22,8 @@ type sessionState struct {
 	firstUser      *Item  // the first non-blank, non-checkpoint user message
 	lastUserSeq    int64
 	usage          *Usage
+	window         int64 // DSH's latest request/context window
+	read           int64 // the tokens DSH's latest assistant/message read
 	unreadable     int
 	sawCheckpoint  bool
 	lastDecided    int64             // the last event seq a decision saw
@@ -59,6 +61,7 @@ func (st *sessionState) apply(ev hostapi.Event) {
 	if p.unreadable {
 		st.unreadable++
 	}
+	st.readUsage(ev.Seq, &p)
 	if p.usage != nil {
 		st.usage = p.usage
 	}
@@ -80,6 +83,24 @@ func (st *sessionState) apply(ev hostapi.Event) {
 		if it.durable() {
 			st.pending = append(st.pending, it)
 		}
+	}
+}
+
+// readUsage turns DSH's readings into a usage: an assistant/message's
+// tokens against the window of the latest request/context, and a new
+// window (the route changed) against the tokens last read, since the next
+// request carries at least those.
+func (st *sessionState) readUsage(seq int64, p *parsed) {
+	switch {
+	case p.read != nil:
+		st.read = *p.read
+	case p.window > 0:
+		st.window = p.window
+	default:
+		return
+	}
+	if st.window > 0 && st.read > 0 {
+		p.usage = &Usage{Seq: seq, InputTokens: st.read, ContextWindow: st.window}
 	}
 }
 
@@ -133,6 +154,12 @@ func (st *sessionState) absorb(earlier *sessionState, complete bool) {
 		}
 		if st.usage == nil {
 			st.usage = earlier.usage
+		}
+		if st.window == 0 {
+			st.window = earlier.window
+		}
+		if st.read == 0 {
+			st.read = earlier.read
 		}
 		if st.lastUserSeq == 0 {
 			st.lastUserSeq = earlier.lastUserSeq
