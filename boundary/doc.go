@@ -28,7 +28,7 @@
 // mechanical; nothing is read from prose except the text itself.
 //
 //	event             condition                                    kind            class
-//	user/message      a compaction checkpoint (either spelling)    checkpoint      stable (subject compactionId; resets the view)
+//	user/message      a compaction checkpoint (either spelling)    checkpoint      stable (subject compactionId; shadows the range its surfaceOp replaces)
 //	user/message      source.kind not "user" (injected context)    injected        swappable (costs tokens, never a request)
 //	user/message      the pin's event (by default the first prompt) task           stable (the pin)
 //	user/message      any other person's prompt                    request         swappable (the latest after the pin is carried as the current request)
@@ -53,6 +53,11 @@
 //	assistant/message DSH's data.usage                             —               context pressure when inputTokens + cacheReadTokens + cacheWriteTokens ≥ PressureRatio × the window
 //	request/context   DSH's data.contextWindow (the route changed) —               the window usage is read against; presses at once when the tokens last read reach the ratio of the new window
 //	turn/*, step/*, compaction/*, others                           —               no item
+//
+// A compaction checkpoint removes from the model-visible view only the
+// events its surfaceOp replaces (format 0 {op:"replace", start, end},
+// format 4 {op:"replace", startSeq, endSeq}); later events stay visible. A
+// checkpoint that names no range replaces everything before it.
 //
 // DSH's usage counts are disjoint (inputTokens is only the uncached part),
 // so what the model read is their sum; a decision's numbers.inputTokens is

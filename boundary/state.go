@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/continuity-dev/continuity/dshevent"
 	"github.com/continuity-dev/continuity/hostapi"
 )
 
@@ -25,7 +26,8 @@ type sessionState struct {
 	window         int64 // DSH's latest request/context window
 	read           int64 // the tokens DSH's latest assistant/message read
 	unreadable     int
-	sawCheckpoint  bool
+	resetAll       bool              // a checkpoint without a replace range emptied the view
+	shadows        []dshevent.Range  // the ranges checkpoints replaced, for absorb
 	lastDecided    int64             // the last event seq a decision saw
 	lastCheckpoint int64             // seq of the latest compaction checkpoint
 	marks          []mark            // boundary events after lastDecided, in order
@@ -35,6 +37,41 @@ type sessionState struct {
 	boundaries     int64             // turn/end and compaction/start events observed
 	attempted      int64             // decisions attempted at those triggers
 	settled        chan struct{}     // closed (and replaced) when attempted moves
+}
+
+// maxShadows bounds the replaced ranges remembered for a later backfill;
+// beyond it a checkpoint empties the view as if it named no range.
+const maxShadows = 256
+
+// checkpoint applies a compaction checkpoint: the events its surfaceOp
+// replaces ({op:"replace", start, end} or {op:"replace", startSeq,
+// endSeq}) leave the model-visible view, and everything after them stays.
+// A checkpoint that names no range (another host's, or DSH's "append")
+// replaces all the history before it.
+func (st *sessionState) checkpoint(ev hostapi.Event) {
+	st.lastCheckpoint = ev.Seq
+	r, ok := dshevent.ReplaceRange(ev.SurfaceOp)
+	if !ok || len(st.shadows) >= maxShadows {
+		st.view, st.resetAll = nil, true
+		return
+	}
+	st.view = shadowed(st.view, []dshevent.Range{r})
+	st.shadows = append(st.shadows, r)
+}
+
+// shadowed returns the items of view outside every range, in place.
+func shadowed(view []Item, ranges []dshevent.Range) []Item {
+	kept := view[:0]
+	for _, it := range view {
+		in := false
+		for _, r := range ranges {
+			in = in || r.Contains(it.Seq)
+		}
+		if !in {
+			kept = append(kept, it)
+		}
+	}
+	return kept
 }
 
 // maxOpenCalls bounds the tool calls remembered while their results are
@@ -66,7 +103,7 @@ func (st *sessionState) apply(ev hostapi.Event) {
 		st.usage = p.usage
 	}
 	if p.checkpoint {
-		st.view, st.sawCheckpoint, st.lastCheckpoint = nil, true, ev.Seq
+		st.checkpoint(ev)
 	}
 	if m, ok := markFor(ev.Type, ev.Seq, p.usage); ok {
 		st.marks = append(st.marks, m)
@@ -144,8 +181,8 @@ func (st *sessionState) absorb(earlier *sessionState, complete bool) {
 				later = append(later, it)
 			}
 		}
-		if !st.sawCheckpoint {
-			later = append(earlier.view, later...)
+		if !st.resetAll {
+			later = append(shadowed(earlier.view, st.shadows), later...)
 		}
 		st.view = later
 		st.pending = append(earlier.pending, st.pending...)
@@ -165,7 +202,8 @@ func (st *sessionState) absorb(earlier *sessionState, complete bool) {
 			st.lastUserSeq = earlier.lastUserSeq
 		}
 		st.unreadable += earlier.unreadable
-		st.sawCheckpoint = st.sawCheckpoint || earlier.sawCheckpoint
+		st.resetAll = st.resetAll || earlier.resetAll
+		st.shadows = append(earlier.shadows, st.shadows...)
 		st.firstSeq = earlier.firstSeq
 		if !st.seen || st.lastSeq < earlier.lastSeq {
 			st.lastSeq = earlier.lastSeq
