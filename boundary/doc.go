@@ -33,6 +33,8 @@
 //	user/message      the pin's event (by default the first prompt) task           stable (the pin)
 //	user/message      any other person's prompt                    request         swappable (the latest after the pin is carried as the current request)
 //	assistant/message text (DSH's message.content text blocks)     narration       swappable
+//	                  the final answer of a completed turn whose   outcome         stable (singleton: the latest is current; outcome.go)
+//	                  tool results succeeded
 //	assistant/message data.annotations[i].kind == "constraint"     constraint      stable
 //	                  "decision"                                   decision        stable
 //	                  "effect"                                     effect          stable
@@ -100,7 +102,13 @@
 // tool/result: {kind: "test"|"build", subject: "<package or target>", passed}
 // or {kind: "effect"|"checkpoint", subject}, with an optional one-line
 // summary. A user's constraint stated in prose survives only when the agent
-// restates it as a constraint annotation; plain text is narration.
+// restates it as a constraint annotation; plain text is narration, with
+// one mechanical exception: the text of a turn's last assistant/message
+// that calls no tool, when the turn ended "completed", had a successful
+// tool result and no call (tool and arguments) or test whose latest result
+// in the turn failed, is the turn's confirmed outcome (seed 002 §3:
+// narration is swappable; an adjudicated result the witnesses back is
+// stable). The query lists it among the confirmed effects.
 //
 // # The procedure
 //

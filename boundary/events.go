@@ -70,6 +70,9 @@ type parsed struct {
 	call       *callRef // a tool/call: what a later tool/result answers
 	resultOf   string   // a DSH tool/result: the call id it settles
 	turn       *int64   // a turn/start
+	ended      bool     // a turn/end
+	completed  bool     // a turn/end whose reason is "completed"
+	answer     *string  // an assistant/message's text when it calls no tool
 	person     bool     // a user/message is the person's own prompt
 }
 
@@ -89,9 +92,10 @@ func parseEvent(ev hostapi.Event) parsed {
 	switch ev.Type {
 	case EventUserMessage, EventAssistantMessage, EventToolResult, EventUsage:
 	case EventRequestContext:
+		// DSH leaves the window out when the route does not know it.
 		if w, ok := dshevent.ContextWindow(ev.Data); ok {
 			p.window = w
-		} else {
+		} else if gjson.GetBytes(ev.Data, "contextWindow").Exists() {
 			p.unreadable = true
 		}
 		return p
@@ -105,6 +109,9 @@ func parseEvent(ev hostapi.Event) parsed {
 		if t, present, ok := dshevent.Turn(ev.Data); present && ok {
 			p.turn = &t
 		}
+		return p
+	case EventTurnEnd:
+		p.ended, p.completed = true, dshevent.TurnEndKind(ev.Data) == "completed"
 		return p
 	default:
 		return p
@@ -168,6 +175,10 @@ func parseAssistant(seq int64, data []byte, p *parsed) {
 	}
 	if text := dshevent.Text(data); strings.TrimSpace(text) != "" {
 		p.items = append(p.items, Item{Seq: seq, Kind: KindNarration, Tokens: EstimateTokens(text)})
+		if len(dshevent.AssistantCalls(data)) == 0 {
+			answer := bounded(strings.TrimSpace(text), maxAnnotationText)
+			p.answer = &answer
+		}
 	}
 	gjson.GetBytes(data, "annotations").ForEach(func(_, a gjson.Result) bool {
 		text := a.Get("text").String()

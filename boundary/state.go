@@ -34,6 +34,7 @@ type sessionState struct {
 	calls          map[string]string // open tool calls: call id → the subject their result gets
 	turn           int64             // the current turn (turn/start)
 	turnPrompt     map[int64]int64   // turn → seq of the person's latest prompt in it
+	outcome        turnOutcome       // what the current turn confirms so far
 	boundaries     int64             // turn/end and compaction/start events observed
 	attempted      int64             // decisions attempted at those triggers
 	settled        chan struct{}     // closed (and replaced) when attempted moves
@@ -121,6 +122,7 @@ func (st *sessionState) apply(ev hostapi.Event) {
 			st.pending = append(st.pending, it)
 		}
 	}
+	st.followOutcome(ev.Seq, p)
 }
 
 // readUsage turns DSH's readings into a usage: an assistant/message's
