@@ -1,7 +1,5 @@
 package boundary
 
-import "sort"
-
 // The agent's text is narration, swappable (seed 002 §3), except in one
 // case a reader can check from the events alone: the final answer of a
 // completed turn whose tool results succeeded states the turn's confirmed
@@ -64,8 +62,10 @@ func (st *sessionState) followOutcome(seq int64, p parsed) {
 }
 
 // promote turns the answer's narration item into the outcome, in the view
-// (where it already costs its tokens) and among the pending witnesses,
-// whose order by event the decisions rely on.
+// (where it already costs its tokens), and appends it to the pending
+// witnesses. It is appended, not inserted in event order: a decision
+// running meanwhile consumes exactly the prefix it snapshotted, and the
+// outcome's turn/end decision (or a later one) stores it.
 func (st *sessionState) promote(answer Item) {
 	for i := range st.view {
 		if it := &st.view[i]; it.Seq == answer.Seq && it.Index == 0 && it.Kind == KindNarration {
@@ -73,8 +73,5 @@ func (st *sessionState) promote(answer Item) {
 			answer.Tokens = it.Tokens
 		}
 	}
-	at := sort.Search(len(st.pending), func(i int) bool { return st.pending[i].Seq > answer.Seq })
-	st.pending = append(st.pending, Item{})
-	copy(st.pending[at+1:], st.pending[at:])
-	st.pending[at] = answer
+	st.pending = append(st.pending, answer)
 }
