@@ -106,9 +106,9 @@
 // one mechanical exception: the text of a turn's last assistant/message
 // that calls no tool, when the turn ended "completed", had a successful
 // tool result and no call (tool and arguments) or test whose latest result
-// in the turn failed, is the turn's confirmed outcome (seed 002 §3:
-// narration is swappable; an adjudicated result the witnesses back is
-// stable). The query lists it among the confirmed effects.
+// in the turn failed, is the turn's confirmed outcome: narration is
+// swappable, but an adjudicated result the witnesses back is stable. The
+// query lists it among the confirmed effects.
 //
 // # The procedure
 //

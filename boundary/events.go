@@ -39,7 +39,7 @@ func ReportsUsage(typ string) bool {
 // Tokens are always measured on the full content. A person's prompt is kept
 // whole (it may become the pin or the current request, quoted exactly), so
 // a session's view grows with its prompts until a compaction checkpoint
-// resets it or agent/disposed forgets it.
+// replaces them or agent/disposed forgets it.
 const (
 	maxAnnotationText = 16384
 	maxSummaryText    = 1024

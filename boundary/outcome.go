@@ -1,6 +1,6 @@
 package boundary
 
-// The agent's text is narration, swappable (seed 002 §3), except in one
+// The agent's text is narration, swappable, except in one
 // case a reader can check from the events alone: the final answer of a
 // completed turn whose tool results succeeded states the turn's confirmed
 // outcome, an adjudicated result that the witnesses back. It becomes a
