@@ -137,7 +137,7 @@ func (t *tally) keepStable(it Item, ref ItemRef, lastThrough int64) {
 		t.cur.constraints = append(t.cur.constraints, it)
 	case KindDecision:
 		t.cur.decisions = append(t.cur.decisions, it)
-	case KindEffect, KindTest, KindBuild, KindCheckpoint:
+	case KindEffect, KindTest, KindBuild, KindCheckpoint, KindOutcome:
 		t.cur.effects = append(t.cur.effects, it)
 	}
 }

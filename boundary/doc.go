@@ -28,11 +28,13 @@
 // mechanical; nothing is read from prose except the text itself.
 //
 //	event             condition                                    kind            class
-//	user/message      a compaction checkpoint (either spelling)    checkpoint      stable (subject compactionId; resets the view)
+//	user/message      a compaction checkpoint (either spelling)    checkpoint      stable (subject compactionId; shadows the range its surfaceOp replaces)
 //	user/message      source.kind not "user" (injected context)    injected        swappable (costs tokens, never a request)
 //	user/message      the pin's event (by default the first prompt) task           stable (the pin)
 //	user/message      any other person's prompt                    request         swappable (the latest after the pin is carried as the current request)
 //	assistant/message text (DSH's message.content text blocks)     narration       swappable
+//	                  the final answer of a completed turn whose   outcome         stable (singleton: the latest is current; outcome.go)
+//	                  tool results succeeded
 //	assistant/message data.annotations[i].kind == "constraint"     constraint      stable
 //	                  "decision"                                   decision        stable
 //	                  "effect"                                     effect          stable
@@ -50,7 +52,18 @@
 //	                  data.isError without a known kind            error           swappable (subject data.name)
 //	                  anything else                                result          swappable (subject data.name)
 //	usage             {inputTokens, contextWindow}                 —               context pressure when inputTokens ≥ PressureRatio × contextWindow
+//	assistant/message DSH's data.usage                             —               context pressure when inputTokens + cacheReadTokens + cacheWriteTokens ≥ PressureRatio × the window
+//	request/context   DSH's data.contextWindow (the route changed) —               the window usage is read against; presses at once when the tokens last read reach the ratio of the new window
 //	turn/*, step/*, compaction/*, others                           —               no item
+//
+// A compaction checkpoint removes from the model-visible view only the
+// events its surfaceOp replaces (format 0 {op:"replace", start, end},
+// format 4 {op:"replace", startSeq, endSeq}); later events stay visible. A
+// checkpoint that names no range replaces everything before it.
+//
+// DSH's usage counts are disjoint (inputTokens is only the uncached part),
+// so what the model read is their sum; a decision's numbers.inputTokens is
+// that sum and numbers.contextWindow the latest request/context window.
 //
 // Text read: user/message text (dshevent.Text: content text blocks,
 // data.text, or data.content as a string); assistant/message data.text and
@@ -89,7 +102,13 @@
 // tool/result: {kind: "test"|"build", subject: "<package or target>", passed}
 // or {kind: "effect"|"checkpoint", subject}, with an optional one-line
 // summary. A user's constraint stated in prose survives only when the agent
-// restates it as a constraint annotation; plain text is narration.
+// restates it as a constraint annotation; plain text is narration, with
+// one mechanical exception: the text of a turn's last assistant/message
+// that calls no tool, when the turn ended "completed", had a successful
+// tool result and no call (tool and arguments) or test whose latest result
+// in the turn failed, is the turn's confirmed outcome: narration is
+// swappable, but an adjudicated result the witnesses back is stable. The
+// query lists it among the confirmed effects.
 //
 // # The procedure
 //

@@ -24,20 +24,33 @@ const (
 	EventToolCall         = "tool/call"
 	EventTurnStart        = "turn/start"
 	EventUsage            = "usage"
+	EventRequestContext   = "request/context"
 )
+
+// ReportsUsage reports whether an event of type typ can put the session
+// under context pressure: the usage event, DSH's assistant/message (its
+// usage) and request/context (its context window). The lead asks
+// UnderPressure after observing one.
+func ReportsUsage(typ string) bool {
+	return typ == EventUsage || typ == EventAssistantMessage || typ == EventRequestContext
+}
 
 // Bounds on the text an annotation, a tool summary or an error line keeps.
 // Tokens are always measured on the full content. A person's prompt is kept
 // whole (it may become the pin or the current request, quoted exactly), so
 // a session's view grows with its prompts until a compaction checkpoint
-// resets it or agent/disposed forgets it.
+// replaces them or agent/disposed forgets it.
 const (
 	maxAnnotationText = 16384
 	maxSummaryText    = 1024
 	maxErrorLine      = 200
 )
 
-// Usage is the latest usage event of a session.
+// Usage is what the context held at the session's latest usage reading:
+// a usage event's own {inputTokens, contextWindow}, or DSH's
+// assistant/message usage read against the latest request/context window,
+// where InputTokens is everything the model read (DSH's counts are
+// disjoint: uncached inputTokens + cacheReadTokens + cacheWriteTokens).
 type Usage struct {
 	Seq           int64
 	InputTokens   int64
@@ -50,11 +63,16 @@ type parsed struct {
 	userText   *string // a non-checkpoint user message's exact text
 	checkpoint bool
 	usage      *Usage
+	read       *int64 // DSH's assistant/message usage: the tokens the model read
+	window     int64  // DSH's request/context window
 	created    bool
 	unreadable bool
 	call       *callRef // a tool/call: what a later tool/result answers
 	resultOf   string   // a DSH tool/result: the call id it settles
 	turn       *int64   // a turn/start
+	ended      bool     // a turn/end
+	completed  bool     // a turn/end whose reason is "completed"
+	answer     *string  // an assistant/message's text when it calls no tool
 	person     bool     // a user/message is the person's own prompt
 }
 
@@ -73,6 +91,14 @@ func parseEvent(ev hostapi.Event) parsed {
 	}
 	switch ev.Type {
 	case EventUserMessage, EventAssistantMessage, EventToolResult, EventUsage:
+	case EventRequestContext:
+		// DSH leaves the window out when the route does not know it.
+		if w, ok := dshevent.ContextWindow(ev.Data); ok {
+			p.window = w
+		} else if gjson.GetBytes(ev.Data, "contextWindow").Exists() {
+			p.unreadable = true
+		}
+		return p
 	case EventToolCall:
 		if c, ok := dshevent.ToolCall(ev.Data); ok {
 			args, _ := dshevent.Arguments(ev.Data)
@@ -84,30 +110,31 @@ func parseEvent(ev hostapi.Event) parsed {
 			p.turn = &t
 		}
 		return p
+	case EventTurnEnd:
+		p.ended, p.completed = true, dshevent.TurnEndKind(ev.Data) == "completed"
+		return p
 	default:
 		return p
 	}
 	// The wire validated the frame and the envelope reader cut Data at
-	// its value's end: only its kind is checked here, so a 17 MiB
-	// tool/result is not walked on the read loop to validate it again.
+	// its value's end: only its kind is checked here, and each reader
+	// takes only the members it needs, so a 17 MiB tool/result is skipped
+	// over, never copied or decoded, on the read loop.
 	if len(ev.Data) == 0 || ev.Data[0] != '{' {
 		p.unreadable = true
 		return p
 	}
-	d := gjson.ParseBytes(ev.Data)
 	switch ev.Type {
 	case EventUserMessage:
 		parseUser(ev.Seq, ev.Data, &p)
 	case EventAssistantMessage:
-		parseAssistant(ev.Seq, ev.Data, d, &p)
+		parseAssistant(ev.Seq, ev.Data, &p)
 	case EventToolResult:
-		if d.Get("message").IsObject() {
-			parseHostToolResult(ev.Seq, ev.Data, d, &p)
-		} else {
-			parseToolResult(ev.Seq, d, &p)
+		if !parseHostToolResult(ev.Seq, ev.Data, &p) {
+			parseToolResult(ev.Seq, ev.Data, &p)
 		}
 	case EventUsage:
-		in, win := d.Get("inputTokens"), d.Get("contextWindow")
+		in, win := gjson.GetBytes(ev.Data, "inputTokens"), gjson.GetBytes(ev.Data, "contextWindow")
 		if in.Type != gjson.Number || win.Type != gjson.Number || in.Int() < 0 || win.Int() <= 0 {
 			p.unreadable = true
 			return p
@@ -141,11 +168,19 @@ func parseUser(seq int64, data []byte, p *parsed) {
 	p.items = append(p.items, Item{Seq: seq, Kind: KindRequest, Text: text, Tokens: EstimateTokens(text)})
 }
 
-func parseAssistant(seq int64, data []byte, d gjson.Result, p *parsed) {
+func parseAssistant(seq int64, data []byte, p *parsed) {
+	if u, ok := dshevent.AssistantUsage(data); ok {
+		read := u.ContextTokens()
+		p.read = &read
+	}
 	if text := dshevent.Text(data); strings.TrimSpace(text) != "" {
 		p.items = append(p.items, Item{Seq: seq, Kind: KindNarration, Tokens: EstimateTokens(text)})
+		if len(dshevent.AssistantCalls(data)) == 0 {
+			answer := bounded(strings.TrimSpace(text), maxAnnotationText)
+			p.answer = &answer
+		}
 	}
-	d.Get("annotations").ForEach(func(_, a gjson.Result) bool {
+	gjson.GetBytes(data, "annotations").ForEach(func(_, a gjson.Result) bool {
 		text := a.Get("text").String()
 		kind, ok := annotationKinds[a.Get("kind").String()]
 		if !ok || strings.TrimSpace(text) == "" {
@@ -161,48 +196,40 @@ func parseAssistant(seq int64, data []byte, d gjson.Result, p *parsed) {
 	})
 }
 
-func parseToolResult(seq int64, d gjson.Result, p *parsed) {
-	// One pass over the top-level members: a result's data can be tens of
-	// MiB (DSH's message), and each absent member looked up alone would
-	// walk all of it again.
-	var isErr, nameV, out, summary, subject, kindV gjson.Result
-	d.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "isError":
-			isErr = v
-		case "name":
-			nameV = v
-		case "output":
-			out = v
-		case "summary":
-			summary = v
-		case "subject":
-			subject = v
-		case "kind":
-			kindV = v
-		}
-		return true
-	})
-	isError := isErr.Bool()
-	name := bounded(nameV.String(), 256)
-	size := len(out.Raw)
-	if out.Type == gjson.String {
-		size = len(out.Str)
+// parseToolResult reads a host's own tool/result {callId, name, isError,
+// output, kind?, subject?, passed?, summary?}. The members are located in
+// one pass and only the small ones are read: the output, which can be tens
+// of MiB, counts only by its size and, for an error without a summary, its
+// first line.
+func parseToolResult(seq int64, data []byte, p *parsed) {
+	d, ok := dshevent.ReadObject(data)
+	if !ok {
+		p.unreadable = true
+		return
 	}
-	it := Item{Seq: seq, Kind: KindResult, Subject: name, Tokens: tokensForChars(size)}
-	it.Text = bounded(summary.String(), maxSummaryText)
+	isError := d.True("isError")
+	name, _ := d.Str("name")
+	out := d.Raw("output")
+	size := len(out)
+	if len(out) >= 2 && out[0] == '"' {
+		size -= 2
+	}
+	it := Item{Seq: seq, Kind: KindResult, Subject: bounded(name, 256), Tokens: tokensForChars(size)}
+	it.Text = dshevent.Excerpt(d.Raw("summary"), maxSummaryText)
 	it.Tokens += EstimateTokens(it.Text)
-	switch kind := kindV.String(); {
-	case (kind == "test" || kind == "build") && subject.Type == gjson.String:
-		it.Kind, it.Subject = Kind(kind), bounded(subject.String(), 256)
-		passed := d.Get("passed").Type == gjson.True && !isError
+	kind, _ := d.Str("kind")
+	subject, isSubject := d.Str("subject")
+	switch {
+	case (kind == "test" || kind == "build") && isSubject:
+		it.Kind, it.Subject = Kind(kind), bounded(subject, 256)
+		passed := d.True("passed") && !isError
 		it.Passed = &passed
-	case (kind == "effect" || kind == "checkpoint") && subject.Type == gjson.String && !isError:
-		it.Kind, it.Subject = Kind(kind), bounded(subject.String(), 256)
+	case (kind == "effect" || kind == "checkpoint") && isSubject && !isError:
+		it.Kind, it.Subject = Kind(kind), bounded(subject, 256)
 	case isError:
 		it.Kind = KindError
-		if it.Text == "" && out.Type == gjson.String {
-			it.Text = bounded(firstLine(out.Str), maxErrorLine)
+		if it.Text == "" {
+			it.Text = dshevent.Excerpt(out, maxErrorLine)
 		}
 	}
 	p.items = append(p.items, it)

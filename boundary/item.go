@@ -39,6 +39,10 @@ const (
 	// KindInjected is context the host put in a user/message (runtime
 	// context, AGENTS.md, reminders): it costs tokens, answers nothing.
 	KindInjected Kind = "injected"
+	// KindOutcome is the final answer of a completed turn whose tool
+	// results succeeded: the agent's statement of the turn's confirmed
+	// outcome (see outcome.go).
+	KindOutcome Kind = "outcome"
 )
 
 // annotationKinds maps assistant/message annotation kinds to item kinds.
@@ -58,7 +62,7 @@ var annotationKinds = map[string]Kind{
 // build results are stable only when they passed.
 var stableKinds = map[Kind]bool{
 	KindTask: true, KindCheckpoint: true, KindConstraint: true,
-	KindDecision: true, KindEffect: true, KindNextAction: true, KindToolResult: true,
+	KindDecision: true, KindEffect: true, KindNextAction: true, KindToolResult: true, KindOutcome: true,
 }
 
 // Item is one classified piece of session state. Seq and Index locate it
@@ -110,7 +114,7 @@ func eventID(seq int64) string { return strconv.FormatInt(seq, 10) }
 // with the same non-empty key supersede each other, the latest wins.
 func (it Item) supersessionKey() string {
 	switch it.Kind {
-	case KindNextAction, KindPlan, KindRequest, KindCheckpoint:
+	case KindNextAction, KindPlan, KindRequest, KindCheckpoint, KindOutcome:
 		return string(it.Kind)
 	case KindTest, KindBuild:
 		return string(it.Kind) + "\x00" + it.Subject

@@ -72,7 +72,7 @@ func NewPin(eventID int64, text string, source PinSource, reason, originSession 
 // Verify recomputes the digest; a pin whose text or event id no longer
 // hashes to its digest has been changed and must not be used.
 func (p Pin) Verify() bool {
-	return p.EventID > 0 && p.Digest == Digest(p.EventID, p.Text)
+	return p.EventID >= 0 && p.Digest == Digest(p.EventID, p.Text)
 }
 
 // checkPinInput validates pin_task's text and reason beyond the schema: both

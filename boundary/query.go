@@ -113,6 +113,8 @@ func effectLine(it Item, text string) string {
 		s = fmt.Sprintf("%s %s passed (event %d)", it.Kind, it.Subject, it.Seq)
 	case KindCheckpoint:
 		return fmt.Sprintf("compaction checkpoint %s is recorded at event %d", it.Subject, it.Seq)
+	case KindOutcome:
+		s = fmt.Sprintf("outcome of a completed turn (event %d)", it.Seq)
 	default:
 		s = fmt.Sprintf("effect %s (event %d)", it.Subject, it.Seq)
 	}

@@ -104,10 +104,13 @@ func TestScenarios(t *testing.T) {
 				ann{"next_action", "pkg/parse", "Open a pull request with the fix"}),
 			turnEnd(16, 1)), decide: TurnEnd}},
 		want: want{decision: Reseed, reason: ReasonResidueDominates, complete: yes(), continueAs: "phase_change",
-			kept: []string{"test:pkg/parse:stable@14", "decision:lexer:stable@15", "next_action:pkg/parse:stable@15"},
+			// The final answer of the completed turn whose latest test run
+			// passed is its confirmed outcome, restated positively.
+			kept: []string{"test:pkg/parse:stable@14", "outcome::stable@15", "decision:lexer:stable@15", "next_action:pkg/parse:stable@15"},
 			dropped: []string{"test:pkg/parse:superseded@5", "test:pkg/parse:superseded@8", "test:pkg/parse:superseded@11",
-				"failed_approach::failed_approach@7", "hypothesis:lexer:superseded@6", "narration::narration@15"},
-			queryHas:   []string{"test pkg/parse passed (event 14)", "peek() returns utf8.RuneError"},
+				"failed_approach::failed_approach@7", "hypothesis:lexer:superseded@6"},
+			queryHas: []string{"test pkg/parse passed (event 14)", "peek() returns utf8.RuneError",
+				"outcome of a completed turn (event 15): The parser tests pass now."},
 			queryLacks: []string{"unexpected EOF", "drops the last rune", "peek() to look ahead", "Ignore"}},
 	}, {
 		name: "context pressure reseeds into a smaller query",

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/continuity-dev/continuity/dshevent"
 	"github.com/continuity-dev/continuity/hostapi"
 )
 
@@ -22,17 +23,56 @@ type sessionState struct {
 	firstUser      *Item  // the first non-blank, non-checkpoint user message
 	lastUserSeq    int64
 	usage          *Usage
+	window         int64 // DSH's latest request/context window
+	read           int64 // the tokens DSH's latest assistant/message read
 	unreadable     int
-	sawCheckpoint  bool
+	resetAll       bool              // a checkpoint without a replace range emptied the view
+	shadows        []dshevent.Range  // the ranges checkpoints replaced, for absorb
 	lastDecided    int64             // the last event seq a decision saw
 	lastCheckpoint int64             // seq of the latest compaction checkpoint
 	marks          []mark            // boundary events after lastDecided, in order
 	calls          map[string]string // open tool calls: call id → the subject their result gets
 	turn           int64             // the current turn (turn/start)
 	turnPrompt     map[int64]int64   // turn → seq of the person's latest prompt in it
+	outcome        turnOutcome       // what the current turn confirms so far
 	boundaries     int64             // turn/end and compaction/start events observed
 	attempted      int64             // decisions attempted at those triggers
 	settled        chan struct{}     // closed (and replaced) when attempted moves
+}
+
+// maxShadows bounds the replaced ranges remembered for a later backfill;
+// beyond it a checkpoint empties the view as if it named no range.
+const maxShadows = 256
+
+// checkpoint applies a compaction checkpoint: the events its surfaceOp
+// replaces ({op:"replace", start, end} or {op:"replace", startSeq,
+// endSeq}) leave the model-visible view, and everything after them stays.
+// A checkpoint that names no range (another host's, or DSH's "append")
+// replaces all the history before it.
+func (st *sessionState) checkpoint(ev hostapi.Event) {
+	st.lastCheckpoint = ev.Seq
+	r, ok := dshevent.ReplaceRange(ev.SurfaceOp)
+	if !ok || len(st.shadows) >= maxShadows {
+		st.view, st.resetAll = nil, true
+		return
+	}
+	st.view = shadowed(st.view, []dshevent.Range{r})
+	st.shadows = append(st.shadows, r)
+}
+
+// shadowed returns the items of view outside every range, in place.
+func shadowed(view []Item, ranges []dshevent.Range) []Item {
+	kept := view[:0]
+	for _, it := range view {
+		in := false
+		for _, r := range ranges {
+			in = in || r.Contains(it.Seq)
+		}
+		if !in {
+			kept = append(kept, it)
+		}
+	}
+	return kept
 }
 
 // maxOpenCalls bounds the tool calls remembered while their results are
@@ -59,11 +99,12 @@ func (st *sessionState) apply(ev hostapi.Event) {
 	if p.unreadable {
 		st.unreadable++
 	}
+	st.readUsage(ev.Seq, &p)
 	if p.usage != nil {
 		st.usage = p.usage
 	}
 	if p.checkpoint {
-		st.view, st.sawCheckpoint, st.lastCheckpoint = nil, true, ev.Seq
+		st.checkpoint(ev)
 	}
 	if m, ok := markFor(ev.Type, ev.Seq, p.usage); ok {
 		st.marks = append(st.marks, m)
@@ -80,6 +121,25 @@ func (st *sessionState) apply(ev hostapi.Event) {
 		if it.durable() {
 			st.pending = append(st.pending, it)
 		}
+	}
+	st.followOutcome(ev.Seq, p)
+}
+
+// readUsage turns DSH's readings into a usage: an assistant/message's
+// tokens against the window of the latest request/context, and a new
+// window (the route changed) against the tokens last read, since the next
+// request carries at least those.
+func (st *sessionState) readUsage(seq int64, p *parsed) {
+	switch {
+	case p.read != nil:
+		st.read = *p.read
+	case p.window > 0:
+		st.window = p.window
+	default:
+		return
+	}
+	if st.window > 0 && st.read > 0 {
+		p.usage = &Usage{Seq: seq, InputTokens: st.read, ContextWindow: st.window}
 	}
 }
 
@@ -123,8 +183,8 @@ func (st *sessionState) absorb(earlier *sessionState, complete bool) {
 				later = append(later, it)
 			}
 		}
-		if !st.sawCheckpoint {
-			later = append(earlier.view, later...)
+		if !st.resetAll {
+			later = append(shadowed(earlier.view, st.shadows), later...)
 		}
 		st.view = later
 		st.pending = append(earlier.pending, st.pending...)
@@ -134,11 +194,18 @@ func (st *sessionState) absorb(earlier *sessionState, complete bool) {
 		if st.usage == nil {
 			st.usage = earlier.usage
 		}
+		if st.window == 0 {
+			st.window = earlier.window
+		}
+		if st.read == 0 {
+			st.read = earlier.read
+		}
 		if st.lastUserSeq == 0 {
 			st.lastUserSeq = earlier.lastUserSeq
 		}
 		st.unreadable += earlier.unreadable
-		st.sawCheckpoint = st.sawCheckpoint || earlier.sawCheckpoint
+		st.resetAll = st.resetAll || earlier.resetAll
+		st.shadows = append(earlier.shadows, st.shadows...)
 		st.firstSeq = earlier.firstSeq
 		if !st.seen || st.lastSeq < earlier.lastSeq {
 			st.lastSeq = earlier.lastSeq

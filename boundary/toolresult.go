@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/continuity-dev/continuity/dshevent"
 )
 
@@ -30,45 +28,26 @@ func callSubject(name, args string) string {
 }
 
 // parseHostToolResult reads DSH's tool/result {turn, step, message, error?}
-// (both formats; dshevent reads the call id and the error flag). The item
-// is the witness the result is: a success is a stable tool_result, what
-// the tool observed; a failure is a swappable error, the current problem,
+// (both formats; dshevent.ReadToolResult reads the call id, the error flag
+// and the first line of the text without copying the output). The item is
+// the witness the result is: a success is a stable tool_result, what the
+// tool observed; a failure is a swappable error, the current problem,
 // which a later success of the same call supersedes. Its subject is the
 // call's (filled in by the session state from the tool/call it answers).
-func parseHostToolResult(seq int64, data []byte, d gjson.Result, p *parsed) {
-	msg := d.Get("message")
-	text := resultText(msg)
-	it := Item{Seq: seq, Kind: KindToolResult, Tokens: tokensForChars(len(msg.Raw))}
-	if dshevent.ResultFailed(data) {
+// It reports false when data has no message object (another host's shape).
+func parseHostToolResult(seq int64, data []byte, p *parsed) bool {
+	r, ok := dshevent.ReadToolResult(data, maxErrorLine)
+	if !ok {
+		return false
+	}
+	it := Item{Seq: seq, Kind: KindToolResult, Tokens: tokensForChars(r.MessageBytes), Text: r.Excerpt}
+	if r.Failed {
 		it.Kind = KindError
-		if code := d.Get("error.code").String(); code != "" && text == "" {
-			text = code
+		if it.Text == "" {
+			it.Text = bounded(r.ErrorCode, maxErrorLine)
 		}
 	}
-	it.Text = bounded(firstLine(text), maxErrorLine)
-	p.resultOf = dshevent.ResultCallID(data)
+	p.resultOf = r.CallID
 	p.items = append(p.items, it)
-}
-
-// resultText is a tool result's text: format 4's message.content, or the
-// content of format 0's tool-result block, as a string or text blocks.
-func resultText(msg gjson.Result) string {
-	c := msg.Get("content")
-	if first := c.Get("0"); first.Get("type").String() == "tool-result" {
-		c = first.Get("content")
-	}
-	if c.Type == gjson.String {
-		return c.Str
-	}
-	var b strings.Builder
-	c.ForEach(func(_, block gjson.Result) bool {
-		if block.Get("type").String() == "text" {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(block.Get("text").String())
-		}
-		return true
-	})
-	return b.String()
+	return true
 }

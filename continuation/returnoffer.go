@@ -38,22 +38,27 @@ type ReturnChoice struct {
 	Choices     []string `json:"choices"`
 }
 
-// OfferReturn emits the return offer when sessionID was continued in an
-// earlier turn than turn, naming its latest successor. It reports whether
-// it offered. A lost notification loses nothing: the lineage Remote still
-// shows the transition card.
-func (s *Service) OfferReturn(ctx context.Context, sessionID string, turn int64) (bool, error) {
+// OfferReturn makes the return offer when sessionID was continued in an
+// earlier turn than turn, naming its latest successor: it emits the notice
+// (when the host forwards remote events) and returns it, so that the
+// notices Remote lists it too; nil when there is nothing to offer. A lost
+// notification loses nothing: the lineage Remote still shows the
+// transition card.
+func (s *Service) OfferReturn(ctx context.Context, sessionID string, turn int64) (*ReturnNotice, error) {
 	e, err := oneEdge(ctx, s.db, `WHERE e.predecessor_id = ? AND e.actor_session = ? AND e.state = 'committed' AND e.actor_turn < ?
 		ORDER BY e.committed_at DESC, e.id LIMIT 1`, sessionID, sessionID, turn)
 	if err != nil {
-		return false, storeErr("read edges", err)
+		return nil, storeErr("read edges", err)
 	}
-	if e == nil || s.emit == nil {
-		return false, nil
+	if e == nil {
+		return nil, nil
 	}
 	t := turn
 	n := ReturnNotice{ID: "continuation-return:" + sessionID + ":" + strconv.FormatInt(turn, 10), AgentID: sessionID, Turn: &t,
 		Kind: "continuationReturn", TextKey: "continuation.return.body", At: s.opts.Now().UnixMilli(),
 		Continuation: ReturnChoice{SuccessorID: e.SuccessorID, EdgeID: e.ID, Choices: []string{ReturnOpen, ReturnBranch}}}
-	return true, s.emit.Emit(ctx, EventNotice, n)
+	if s.emit == nil {
+		return &n, nil
+	}
+	return &n, s.emit.Emit(ctx, EventNotice, n)
 }

@@ -5,7 +5,9 @@
 // Every reader takes an event's data (or surfaceOp) as the host's bytes
 // and looks members up with gjson: nothing is decoded beyond the member
 // asked for, so a feature that needs one member of a 17 MiB tool/result
-// pays one scan, not a decode. A reader never fails the whole event: it
+// pays one scan, not a decode. ReadToolResult and Object go further for
+// the read loop: they locate members with the project's JSON scanner and
+// never copy the output they skip. A reader never fails the whole event: it
 // answers ok=false (or a zero value) and, where a caller must log why, a
 // Problem naming the member.
 //

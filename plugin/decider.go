@@ -51,7 +51,8 @@ func newDecider(base context.Context, b *boundary.Service, log *zap.Logger) *dec
 
 // observe feeds one event to the boundary service and queues a decision
 // when the event is a boundary: turn end, compaction start, or context
-// pressure reported by a usage event.
+// pressure reported by an event that carries usage (boundary.ReportsUsage:
+// the usage event, DSH's assistant/message and request/context).
 func (d *decider) observe(ev hostapi.SessionEvent) {
 	d.b.Observe(ev.SessionID, ev.Event)
 	switch ev.Event.Type {
@@ -59,8 +60,8 @@ func (d *decider) observe(ev hostapi.SessionEvent) {
 		d.q.Push(boundaryJob{sessionID: ev.SessionID, at: boundary.TurnEnd})
 	case "compaction/start":
 		d.q.Push(boundaryJob{sessionID: ev.SessionID, at: boundary.CompactionStart})
-	case "usage":
-		if d.b.UnderPressure(ev.SessionID) {
+	default:
+		if boundary.ReportsUsage(ev.Event.Type) && d.b.UnderPressure(ev.SessionID) {
 			d.q.Push(boundaryJob{sessionID: ev.SessionID, at: boundary.ContextPressure})
 		}
 	}

@@ -131,8 +131,14 @@ func (svc *services) continuedTurn(ctx context.Context, req turns.AgentRequest) 
 		return err
 	}
 	if req.Step == 1 {
-		if _, err := svc.cont.OfferReturn(ctx, req.SessionID, req.Turn); err != nil {
+		n, err := svc.cont.OfferReturn(ctx, req.SessionID, req.Turn)
+		if err != nil {
 			svc.log.Warn("return offer not sent", zap.String("session", req.SessionID), zap.Error(err))
+		}
+		if n != nil {
+			svc.turns.HoldForTurn(req.SessionID, turns.Notice{ID: n.ID, AgentID: n.AgentID, Turn: n.Turn, Kind: n.Kind,
+				TextKey: n.TextKey, At: n.At, Continuation: &turns.ContinuationChoice{SuccessorID: n.Continuation.SuccessorID,
+					EdgeID: n.Continuation.EdgeID, Choices: n.Continuation.Choices}})
 		}
 	}
 	return nil

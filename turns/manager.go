@@ -203,6 +203,7 @@ func (m *Manager) endTurnLocked(s *session, turn int64) {
 	if turn > s.lastEnded {
 		s.lastEnded = turn
 	}
+	s.notice.endTurn(turn)
 	if a := s.current; a != nil && a.turn == turn {
 		a.revoke("the turn ended")
 	}

@@ -37,6 +37,17 @@ type Notice struct {
 	Offer       *Offer          `json:"offer,omitempty"`
 	GuidanceKey string          `json:"guidanceKey,omitempty"`
 	Code        string          `json:"code,omitempty"`
+	// Continuation is a continuationReturn notice's offer (continuation
+	// makes it; the notices Remote lists it while its turn lasts).
+	Continuation *ContinuationChoice `json:"continuation,omitempty"`
+}
+
+// ContinuationChoice names a predecessor's current continuation and what
+// the person may do: open it, or branch into another.
+type ContinuationChoice struct {
+	SuccessorID string   `json:"successorId"`
+	EdgeID      string   `json:"edgeId"`
+	Choices     []string `json:"choices"`
 }
 
 // counts is what was omitted: reasoning items, their ciphertext's UTF-16
@@ -84,12 +95,54 @@ type Choice struct {
 
 // noticeState is a session's live notices by id, and the latest admitted
 // turn (nil before the first), which notices outside a payload carry.
+// forTurn holds the ids of notices that apply only while their turn lasts.
 type noticeState struct {
-	turn *int64
-	live map[string]Notice
+	turn    *int64
+	live    map[string]Notice
+	forTurn map[string]int64
 }
 
-func (n *noticeState) startTurn(turn int64) { n.turn = &turn }
+// startTurn notes the admitted turn; notices held for an earlier turn no
+// longer apply.
+func (n *noticeState) startTurn(turn int64) {
+	n.turn = &turn
+	n.dropHeld(func(t int64) bool { return t < turn })
+}
+
+// endTurn drops the notices held for turn (turn/end).
+func (n *noticeState) endTurn(turn int64) {
+	n.dropHeld(func(t int64) bool { return t <= turn })
+}
+
+func (n *noticeState) dropHeld(over func(turn int64) bool) {
+	for id, t := range n.forTurn {
+		if over(t) {
+			delete(n.live, id)
+			delete(n.forTurn, id)
+		}
+	}
+}
+
+// HoldForTurn lists a notice another feature has already sent (the return
+// offer continuation emits) among the session's live notices, so a client
+// that polls the notices Remote sees it too, until its turn ends or a
+// later turn is admitted. A notice without a turn is not held.
+func (m *Manager) HoldForTurn(sessionID string, x Notice) {
+	if x.Turn == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.sessionLocked(sessionID)
+	if s.notice.turn != nil && *s.notice.turn > *x.Turn {
+		return
+	}
+	s.notice.put(x)
+	if s.notice.forTurn == nil {
+		s.notice.forTurn = map[string]int64{}
+	}
+	s.notice.forTurn[x.ID] = *x.Turn
+}
 
 // put adds or replaces a notice, dropping the oldest beyond the bound.
 func (n *noticeState) put(x Notice) {
@@ -105,6 +158,7 @@ func (n *noticeState) put(x Notice) {
 			}
 		}
 		delete(n.live, oldest)
+		delete(n.forTurn, oldest)
 	}
 }
 
