@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/continuity-dev/continuity/internal/testbin"
-	"github.com/continuity-dev/continuity/plugin"
+	"github.com/continuity-dev/continuity/server"
 )
 
 // The wire benchmarks report MB/s of payload bytes for a round trip of a
@@ -14,7 +14,7 @@ import (
 //
 //	go test -run x -bench WireRoundTrip ./bench
 //
-// BenchmarkPluginInProcess runs the same conversation against plugin.Serve
+// BenchmarkPluginInProcess runs the same conversation against server.Serve
 // inside the test process, over OS pipes, so that a CPU profile shows the
 // plugin's side of the round trip:
 //
@@ -65,7 +65,7 @@ func BenchmarkPluginInProcess(b *testing.B) {
 	}
 	served := make(chan struct{})
 	go func() {
-		plugin.Serve(context.Background(), plugin.Config{In: inR, Out: outW, DataDir: b.TempDir()})
+		server.Serve(context.Background(), server.Config{In: inR, Out: outW, DataDir: b.TempDir()})
 		outW.Close()
 		close(served)
 	}()

@@ -11,12 +11,12 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/continuity-dev/continuity/plugin"
+	"github.com/continuity-dev/continuity/server"
 	"github.com/continuity-dev/continuity/wire"
 )
 
 func version() string {
-	return "continuity " + plugin.Version + " (protocol " + plugin.ProtocolVersion + ")"
+	return "continuity " + server.Version + " (protocol " + server.ProtocolVersion + ")"
 }
 
 // serve runs the plugin over stdio. stdout belongs to the protocol: the real
@@ -59,7 +59,7 @@ func serve(args []string) int {
 	// errors (and a clean exit at EOF), not kill the process.
 	signal.Ignore(syscall.SIGINT, syscall.SIGPIPE)
 
-	plugin.Serve(context.Background(), plugin.Config{
+	server.Serve(context.Background(), server.Config{
 		In:               os.Stdin,
 		Out:              frames,
 		DataDir:          *dataDir,

@@ -1,0 +1,299 @@
+package server
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/continuity-dev/continuity/jsonscan"
+	"github.com/continuity-dev/continuity/wire"
+)
+
+// method is one entry of the typed method table. Exactly one of call,
+// borrow and notify is set. check validates params before dispatch; a
+// failure is -32602 for requests and a logged drop for notifications.
+//
+// The handler's type says who owns the params. call and notify get bytes
+// that are theirs to keep (the frame buffer is never reused). borrow gets
+// the *wire.Params and only borrows them: the dispatcher releases them
+// once the reply is written, and a large frame's buffer then carries a
+// later frame (llm/payload: a 1 MiB payload per step would otherwise be a
+// fresh allocation per step). A borrowing result that must outlive the
+// reply registers its copy with Params.BeforeRelease.
+type method struct {
+	check  func(params []byte) error
+	call   func(ctx context.Context, params []byte) (any, error)
+	borrow func(ctx context.Context, params *wire.Params) (any, error)
+	notify func(params []byte)
+	// early marks methods allowed before initialize completes.
+	early bool
+	// opens marks initialize: once its params pass the check it holds
+	// the gate opening, and its return opens or closes it (initGate).
+	opens bool
+	// afterReply runs once the reply is written (shutdown uses it to exit
+	// only after its answer is flushed).
+	afterReply func()
+	// onCancel runs when a request is cancelled after its handler already
+	// succeeded: the host will send nothing, so effects such as a turn
+	// admission must be undone.
+	onCancel func(params []byte)
+}
+
+// run calls the request's handler.
+func (m method) run(ctx context.Context, params *wire.Params) (any, error) {
+	if m.borrow != nil {
+		return m.borrow(ctx, params)
+	}
+	return m.call(ctx, params.Bytes())
+}
+
+// done ends the dispatcher's ownership of a request's params once its
+// reply is written: a borrowing handler's buffer is reused, a keeping
+// handler's bytes are left to it.
+func (m method) done(params *wire.Params) {
+	if m.borrow != nil {
+		params.Release()
+		return
+	}
+	params.Keep()
+}
+
+// dispatcher checks every message against the method table and runs it:
+// notifications synchronously in the read loop (so they apply in arrival
+// order, before any later request), requests on their own goroutines (so a
+// handler that calls back into the host never blocks the read loop).
+type dispatcher struct {
+	methods map[string]method
+	stream  *wire.Stream
+	log     *zap.Logger
+	// gate holds feature methods until initialize succeeds; notifications
+	// that arrive while it runs are held and applied in order once it
+	// does (a host bridge may forward events right behind initialize).
+	gate initGate
+	// base is Serve's context: every request's context derives from it.
+	base context.Context
+
+	mu       sync.Mutex
+	inflight map[string]*inflight // by wire.ID key
+	wg       sync.WaitGroup
+}
+
+type inflight struct {
+	method    string
+	cancel    context.CancelFunc
+	cancelled atomic.Bool
+}
+
+// Handle implements jsonrpc2.Handler. It runs in the connection's read
+// loop, which is where the request's id and params are taken from the
+// stream; from then on the dispatcher owns the params until their method
+// is done with them.
+func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	in := d.stream.TakeRequest()
+	params := in.Params
+	m, known := d.methods[req.Method]
+	if req.Notif {
+		if !known || m.notify == nil {
+			params.Release()
+			d.log.Debug("ignored notification", zap.String("method", req.Method))
+			return
+		}
+		n := heldNote{req.Method, m, params}
+		if m.early {
+			d.apply(n)
+			return
+		}
+		d.gate.notify(n, d.apply)
+		return
+	}
+	fail := func(code int, msg string) {
+		params.Release()
+		d.reply(in.ID, nil, &protocolError{code: code, msg: msg})
+	}
+	switch {
+	case !known:
+		fail(wire.CodeMethodNotFound, "method not found: "+clip(req.Method))
+		return
+	case m.call == nil && m.borrow == nil:
+		fail(wire.CodeInvalidRequest, req.Method+" is a notification and takes no id")
+		return
+	case !m.early && !d.gate.open():
+		fail(wire.CodeNotInitialized, "not initialized: send initialize first")
+		return
+	}
+	if err := m.check(params.Bytes()); err != nil {
+		params.Release()
+		d.reply(in.ID, nil, err)
+		return
+	}
+	if m.opens && !d.gate.begin() {
+		fail(wire.CodeInvalidRequest, "initialize is already running")
+		return
+	}
+	ctx, cancel := context.WithCancel(d.base)
+	f := &inflight{method: req.Method, cancel: cancel}
+	d.mu.Lock()
+	if _, dup := d.inflight[in.ID.Key()]; dup {
+		d.mu.Unlock()
+		cancel()
+		if m.opens {
+			d.gate.finish(false, d.apply)
+		}
+		fail(wire.CodeInvalidRequest, "a request with this id is still running")
+		return
+	}
+	d.inflight[in.ID.Key()] = f
+	d.wg.Add(1)
+	d.mu.Unlock()
+	go func() {
+		defer d.wg.Done()
+		result, err := m.run(ctx, params)
+		if m.opens {
+			d.gate.finish(err == nil, d.apply)
+		}
+		d.mu.Lock()
+		delete(d.inflight, in.ID.Key())
+		d.mu.Unlock()
+		cancel()
+		if f.cancelled.Load() {
+			if err == nil && m.onCancel != nil {
+				m.onCancel(params.Bytes())
+			}
+			err = errCancelled
+		}
+		d.reply(in.ID, result, err)
+		m.done(params)
+		if m.afterReply != nil {
+			m.afterReply()
+		}
+	}()
+}
+
+// heldNote is a notification waiting for initialize to finish; it owns
+// its params until applied (its handler keeps them) or dropped.
+type heldNote struct {
+	method string
+	m      method
+	params *wire.Params
+}
+
+// drop gives up a notification that will never be applied.
+func (n heldNote) drop() { n.params.Release() }
+
+// apply checks and applies one notification, in the read loop or, for
+// held ones, when initialize finishes; the handler keeps its params.
+func (d *dispatcher) apply(n heldNote) {
+	defer n.params.Keep()
+	if err := n.m.check(n.params.Bytes()); err != nil {
+		d.log.Warn("invalid notification", zap.String("method", n.method), zap.String("reason", err.Error()))
+		return
+	}
+	n.m.notify(n.params.Bytes())
+}
+
+// cancelRequest handles $/cancelRequest from the host. The id is compared
+// by value, exactly as the request's own id was (wire.ID).
+func (d *dispatcher) cancelRequest(params []byte) {
+	id, ok := cancelledID(params)
+	if !ok {
+		d.log.Warn("$/cancelRequest without one usable id")
+		return
+	}
+	d.mu.Lock()
+	f := d.inflight[id.Key()]
+	d.mu.Unlock()
+	if f != nil {
+		f.cancelled.Store(true)
+		f.cancel()
+	}
+}
+
+// reply answers a request exactly once, with its id as the host sent it.
+func (d *dispatcher) reply(id wire.ID, result any, err error) {
+	var werr error
+	switch {
+	case err != nil:
+		e := rpcError(err)
+		if e.Code == wire.CodeInternalError {
+			d.log.Error("request failed", zap.Error(err))
+		}
+		werr = d.stream.ReplyError(id, e)
+	case result == nil:
+		werr = d.stream.Reply(id, struct{}{})
+	default:
+		werr = d.stream.Reply(id, result)
+	}
+	if werr != nil {
+		d.log.Debug("reply not sent", zap.Error(werr))
+	}
+}
+
+// wait blocks until every running request has replied or ctx ends. When
+// ctx ends first (the exit deadline), it logs how many requests were left
+// and their methods: they are cancelled already and will get no reply
+// once the process exits.
+func (d *dispatcher) wait(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { d.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		if methods := d.running(); len(methods) > 0 {
+			d.log.Warn("requests still running at the exit deadline", zap.Int("count", len(methods)), zap.Strings("methods", methods))
+		}
+	}
+}
+
+// running lists the methods of the requests still running, sorted, one
+// entry per request.
+func (d *dispatcher) running() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	methods := make([]string, 0, len(d.inflight))
+	for _, f := range d.inflight {
+		methods = append(methods, f.method)
+	}
+	slices.Sort(methods)
+	return methods
+}
+
+// cancelAll cancels every running request (used at EOF).
+func (d *dispatcher) cancelAll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, f := range d.inflight {
+		f.cancel()
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
+}
+
+// cancelledID reads the id of $/cancelRequest params (schema-checked: an
+// object with an id). A duplicated id member names no one request.
+func cancelledID(params []byte) (wire.ID, bool) {
+	sc := jsonscan.Scanner{B: params, Trusted: true}
+	members, err := sc.Members(nil)
+	if err != nil {
+		return wire.ID{}, false
+	}
+	var raw []byte
+	for _, m := range members {
+		if sc.NameIs(m, "id") {
+			if raw != nil {
+				return wire.ID{}, false
+			}
+			raw = m.Value(params)
+		}
+	}
+	id, err := wire.ParseID(raw)
+	return id, err == nil
+}

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/continuity-dev/continuity/wire"
+)
+
+// lockedBuffer is an io.Writer the test reads while the stream writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestBorrowingHandlerThatKeepsItsParamsIsCaught: a borrowing handler
+// (like llm/payload) that keeps its *wire.Params past its reply — here it
+// hands them to a goroutine that reads them later — is caught where it
+// reads them: once the dispatcher has written the reply it releases the
+// params, and Bytes panics instead of returning a buffer that a later
+// frame may already fill.
+func TestBorrowingHandlerThatKeepsItsParamsIsCaught(t *testing.T) {
+	inR, inW := io.Pipe()
+	var out lockedBuffer
+	stream := wire.NewStream(inR, &out, nil, 0, zap.NewNop())
+	kept := make(chan *wire.Params, 1)
+	d := &dispatcher{stream: stream, log: zap.NewNop(), base: context.Background(), inflight: map[string]*inflight{}}
+	d.methods = map[string]method{"leaky": {
+		check: func([]byte) error { return nil },
+		early: true,
+		borrow: func(_ context.Context, p *wire.Params) (any, error) {
+			kept <- p // the mistake: the params outlive the reply
+			return struct{}{}, nil
+		},
+	}}
+	conn := jsonrpc2.NewConn(context.Background(), stream, d)
+	defer conn.Close()
+	go func() {
+		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"leaky","params":{"p":"`+strings.Repeat("a", 1<<20)+`"}}`+"\n")
+	}()
+	p := <-kept
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	d.wait(ctx) // the reply is written and the params released
+	if !strings.Contains(out.String(), `"id":1,"result":{}`) {
+		t.Fatalf("reply %q", out.String())
+	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Fatal("params read after their reply did not panic")
+		}
+	}()
+	_ = p.Bytes()
+}

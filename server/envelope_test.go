@@ -1,0 +1,53 @@
+package server
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSessionEventEnvelope(t *testing.T) {
+	for _, c := range []struct {
+		name, params, err, headerErr string
+		seq                          int64
+	}{
+		{name: "DSH's first event", params: `{"sessionId":"s","event":{"type":"agent/inbox/spliced","seq":0,"time":0,"data":{"target":"next-turn"}}}`},
+		{name: "unknown members and types", seq: 7, params: `{"sessionId":"s","extra":[1],"event":{"type":"plugin:goal","seq":7,"ignorable":true,"sourceEventSeqs":[3],"data":{"x":1}}}`},
+		{name: "escaped names", seq: 1, params: `{"session\u0049d":"s","event":{"typ\u0065":"turn/start","seq":1}}`},
+		{name: "no session", params: `{"event":{"type":"turn/start","seq":1}}`, err: "sessionId"},
+		{name: "event not an object", params: `{"sessionId":"s","event":[]}`, err: "event is not an object"},
+		{name: "no type", params: `{"sessionId":"s","event":{"seq":1}}`, err: "event.type"},
+		{name: "negative seq", params: `{"sessionId":"s","event":{"type":"t","seq":-1}}`, err: "event.seq"},
+		{name: "fractional seq", params: `{"sessionId":"s","event":{"type":"t","seq":1.5}}`, err: "event.seq"},
+		{name: "string seq", params: `{"sessionId":"s","event":{"type":"t","seq":"1"}}`, err: "event.seq"},
+		{name: "a header that does not read", seq: 2, params: `{"sessionId":"s","event":{"type":"t","seq":2},"header":{"createdAt":"soon"}}`, headerErr: "header does not read"},
+		{name: "sessionId twice", params: `{"sessionId":"nobody","sessionId":"s","event":{"type":"t","seq":1}}`, err: `"sessionId" appears more than once`},
+		{name: "seq twice", params: `{"sessionId":"s","event":{"type":"t","seq":1,"s\u0065q":2}}`, err: `event."seq" appears more than once`},
+		{name: "a lone surrogate in sessionId", params: `{"sessionId":"s\ud800","event":{"type":"t","seq":1}}`, err: "lone surrogate"},
+		{name: "duplicates inside data are the features' business", seq: 3, params: `{"sessionId":"s","event":{"type":"t","seq":3,"data":{"a":1,"a":2}}}`},
+		{name: "a header that is not an object", seq: 2, params: `{"sessionId":"s","event":{"type":"t","seq":2},"header":5}`, headerErr: "not an object"},
+	} {
+		ev, headerErr, err := readSessionEvent([]byte(c.params))
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: err %v, want %q", c.name, err, c.err)
+			}
+			continue
+		case err != nil:
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		case c.headerErr != "" && (headerErr == nil || !strings.Contains(headerErr.Error(), c.headerErr)):
+			t.Errorf("%s: header error %v, want %q", c.name, headerErr, c.headerErr)
+		case c.headerErr == "" && headerErr != nil:
+			t.Errorf("%s: header error %v", c.name, headerErr)
+		}
+		if ev.Event.Seq != c.seq || ev.SessionID != "s" {
+			t.Errorf("%s: %+v", c.name, ev)
+		}
+	}
+	ev, _, err := readSessionEvent([]byte(`{"sessionId":"s","event":{"type":"tool/result","seq":4,"data":{"message":{"content":"big"}} ,"surfaceOp":{"op":"replace","startSeq":1,"endSeq":2}},"header":{"version":0,"createdAt":5}}`))
+	if err != nil || string(ev.Event.Data) != `{"message":{"content":"big"}}` || string(ev.Event.SurfaceOp) != `{"op":"replace","startSeq":1,"endSeq":2}` ||
+		ev.Header == nil || ev.Header.IsSeeded || *ev.Header.CreatedAt != 5 {
+		t.Fatalf("%+v %v", ev, err)
+	}
+}

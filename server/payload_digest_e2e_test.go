@@ -1,0 +1,82 @@
+package server_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"testing"
+
+	"github.com/continuity-dev/continuity/fixtures/host"
+)
+
+func digestOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+type digestResult struct {
+	Outcome string `json:"outcome"`
+	Omit    []int  `json:"omit"`
+	Strip   []int  `json:"strip"`
+	Omitted struct {
+		Items, CodeUnits, StrippedIDs int
+	} `json:"omitted"`
+}
+
+func payloadDigest(t *testing.T, h *host.Host, params map[string]any) (digestResult, *host.RPCError) {
+	t.Helper()
+	raw, rerr, err := h.Call(ctxT(t), "llm/payloadDigest", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out digestResult
+	if rerr == nil {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out, rerr
+}
+
+// TestPayloadDigestDecidesLikeTheBytes: the digest form omits the turn's
+// baseline reasoning and strips the paired id after it, keeps the turn's
+// own reasoning on the next step, and refuses what the bytes form refuses.
+func TestPayloadDigestDecidesLikeTheBytes(t *testing.T) {
+	h := startHost(t, host.Config{})
+	if _, rerr := initializeWith(t, h, []string{"github-copilot"}); rerr != nil {
+		t.Fatal(rerr)
+	}
+	freshSession(t, h, "pi")
+	step := func(n int, rid string, items []map[string]any) (digestResult, *host.RPCError) {
+		if _, err := h.AgentRequest(ctxT(t), host.AgentRequestParams{SessionID: "pi", Turn: 1, Step: n, RequestID: rid,
+			Config: host.LLMConfig{Provider: "github-copilot", Model: "gpt-5.4"}}); err != nil {
+			t.Fatal(err)
+		}
+		return payloadDigest(t, h, map[string]any{"requestId": rid, "sessionId": "pi", "turn": 1, "step": n,
+			"provider": "github-copilot", "model": "gpt-5.4", "items": items})
+	}
+	history := []map[string]any{
+		{"type": "message"},
+		{"type": "reasoning", "id": true, "sha256": digestOf("old"), "units": 3},
+		{"type": "function_call", "id": true},
+		{"type": "function_call_output"},
+	}
+	res, rerr := step(1, "d1", history)
+	if rerr != nil || res.Outcome != "filtered" || len(res.Omit) != 1 || res.Omit[0] != 1 || len(res.Strip) != 1 || res.Strip[0] != 2 ||
+		res.Omitted.Items != 1 || res.Omitted.CodeUnits != 3 || res.Omitted.StrippedIDs != 1 {
+		t.Fatalf("step 1: %+v, %v", res, rerr)
+	}
+	// Step 2 adds this turn's own reasoning: kept.
+	next := append(append([]map[string]any{}, history...),
+		map[string]any{"type": "reasoning", "id": true, "sha256": digestOf("new"), "units": 3},
+		map[string]any{"type": "function_call", "id": true})
+	res, rerr = step(2, "d2", next)
+	if rerr != nil || len(res.Omit) != 1 || res.Omit[0] != 1 || len(res.Strip) != 1 {
+		t.Fatalf("step 2: %+v, %v", res, rerr)
+	}
+	// A reasoning item without a digest is refused by name.
+	_, rerr = step(3, "d3", []map[string]any{{"type": "reasoning", "id": true}})
+	if rerr == nil || dataCode(rerr) != "COPILOT_CONTINUATION_UNSUPPORTED_REASONING" {
+		t.Fatalf("reasoning without a digest: %v", rerr)
+	}
+}

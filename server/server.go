@@ -1,0 +1,147 @@
+// Package server is the continuity plugin process (`continuity serve`): it
+// serves docs/protocol.md over a pipe, checks every message against a typed
+// method table, and routes host events and requests to the feature packages
+// (filter, settings, remote, continuation, boundary) through the turn
+// lifecycle. It is not named plugin, which would shadow the standard
+// library's package of that name.
+package server
+
+import (
+	"context"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/continuity-dev/continuity/wire"
+)
+
+// Version is the plugin version reported in initialize.
+const Version = "0.1.0"
+
+// ProtocolVersion is the only wire protocol version this plugin speaks.
+const ProtocolVersion = "1"
+
+// Config configures one plugin process.
+type Config struct {
+	In            io.Reader
+	Out           io.Writer
+	DataDir       string // --data-dir; initialize's dataDir wins when given
+	MaxFrameBytes int64
+	// ProjectionBudget is a successor's first-context budget in estimated
+	// tokens (0: the continuation package's default).
+	ProjectionBudget int
+	Log              *zap.Logger
+	Now              func() time.Time
+}
+
+// ExitWithin is the promise to hosts: once stdin ends or shutdown is
+// answered, the process exits within this time, whatever still runs.
+const ExitWithin = 2 * time.Second
+
+// drainBudget is the part of ExitWithin that running requests and the
+// background queues share to finish (requests are cancelled first); the
+// rest covers closing the store and the process exit itself.
+const drainBudget = ExitWithin * 3 / 4
+
+// Server is one connection's worth of plugin state.
+type Server struct {
+	cfg    Config
+	log    *zap.Logger
+	stream *wire.Stream
+	conn   *jsonrpc2.Conn
+	disp   *dispatcher
+	host   *hostapi.Client
+	// base is Serve's context; requests and background queues derive
+	// their contexts from it, so its end stops them all.
+	base context.Context
+
+	shutdownOnce sync.Once
+	shutdown     chan struct{}
+
+	// exit is the one deadline of the exit: set when input ends or
+	// shutdown is requested, whichever comes first, and shared by every
+	// wait that follows, so the waits cannot add up past ExitWithin.
+	exitOnce sync.Once
+	exit     time.Time
+
+	mu       sync.Mutex
+	services *services // set once initialize succeeds
+}
+
+// Serve runs the plugin until the host closes stdin or sends shutdown, then
+// returns after in-flight requests finish, within ExitWithin. Nothing ends
+// it with an error: bad input is answered on the wire and failures of the
+// features are reported to the host (activation, envelopes) and logged.
+//
+// Everything a handler reads (the connection, the host client, the method
+// table) is wired before the first byte is read: the read loop starts when
+// the gate opens, after the assignments below.
+func Serve(ctx context.Context, cfg Config) {
+	if cfg.Log == nil {
+		cfg.Log = zap.NewNop()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := &Server{cfg: cfg, log: cfg.Log, base: ctx, shutdown: make(chan struct{})}
+	s.stream = wire.NewStream(cfg.In, cfg.Out, nil, cfg.MaxFrameBytes, cfg.Log)
+	s.disp = &dispatcher{stream: s.stream, log: cfg.Log, base: ctx, inflight: map[string]*inflight{}}
+	s.disp.gate.log = cfg.Log
+	s.disp.methods = s.methodTable()
+	s.stream.BeforeEOF = func() {
+		// The host has stopped writing: nothing it could still answer will
+		// arrive, so running requests are cancelled and get what is left
+		// of the drain budget to write their replies before the
+		// connection closes.
+		s.disp.cancelAll()
+		s.drain(s.disp.wait)
+	}
+	in := &readGate{ObjectStream: s.stream, open: make(chan struct{})}
+	s.conn = jsonrpc2.NewConn(ctx, in, s.disp, jsonrpc2.SetLogger(zapPrinter{cfg.Log}))
+	s.host = hostapi.NewClient(&hostCaller{conn: s.conn, stream: s.stream, log: s.log})
+	close(in.open)
+
+	select {
+	case <-s.conn.DisconnectNotify():
+		s.log.Info("stdin closed")
+	case <-s.shutdown:
+		s.log.Info("shutdown requested")
+	case <-ctx.Done():
+	}
+	s.disp.cancelAll()
+	s.drain(s.disp.wait)
+	s.drain(s.closeServices)
+}
+
+// drain runs wait with a context that ends at the exit deadline, which the
+// first call fixes.
+func (s *Server) drain(wait func(context.Context)) {
+	s.exitOnce.Do(func() { s.exit = time.Now().Add(drainBudget) })
+	ctx, cancel := context.WithDeadline(context.Background(), s.exit)
+	defer cancel()
+	wait(ctx)
+}
+
+// readGate holds the connection's read loop until open is closed:
+// jsonrpc2.NewConn starts reading at once, before its result can be stored
+// where handlers find it.
+type readGate struct {
+	jsonrpc2.ObjectStream
+	open chan struct{}
+}
+
+func (g *readGate) ReadObject(v any) error {
+	<-g.open
+	return g.ObjectStream.ReadObject(v)
+}
+
+// zapPrinter routes the jsonrpc2 library's log lines to zap.
+type zapPrinter struct{ log *zap.Logger }
+
+func (z zapPrinter) Printf(format string, v ...any) { z.log.Sugar().Debugf(format, v...) }
