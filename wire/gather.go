@@ -19,10 +19,15 @@ func (f *frameReader) gather() (frame, error) {
 	// once: a recycled one, or a fresh one while that size is modest. After
 	// a huge frame, a fresh buffer its size could be a huge allocation for
 	// a small frame, so the frame starts small and grows through blocks.
-	hinted := f.bufferSize(f.hint + f.hint/8 + 1)
-	first, ok := f.pool.tryGet(hinted)
-	if !ok && hinted <= bigBlock {
-		first, ok = f.pool.get(hinted), true
+	var first []byte
+	var ok bool
+	if f.hint > bigBlock {
+		first, ok = f.pool.tryLarge(0)
+	} else {
+		hinted := f.bufferSize(f.hint + f.hint/8 + 1)
+		if first, ok = f.pool.tryGet(hinted); !ok && hinted <= bigBlock {
+			first, ok = f.pool.get(hinted), true
+		}
 	}
 	if !ok || len(first) < len(pending) {
 		if ok {
@@ -71,8 +76,8 @@ const bigBlock = 4 << 20
 // remembers its size for the next one. A frame in one block is handed out
 // in place unless it fills less than a quarter of it; otherwise it is
 // copied once into a buffer of its size, each block given back as soon as
-// it is copied. A large frame's buffer is never pooled (put ignores sizes
-// that are not a class).
+// it is copied. A frame beyond bigBlock is joined into a large buffer
+// (getLarge), not a power-of-two class.
 func (f *frameReader) joined(blocks [][]byte, size int) frame {
 	f.hint = size
 	if len(blocks) == 1 {
@@ -83,13 +88,9 @@ func (f *frameReader) joined(blocks [][]byte, size int) frame {
 		// A small frame in a big buffer: move it, so that a frame its
 		// handler keeps does not hold the big buffer too.
 	}
-	// A frame beyond bigBlock is joined into a buffer of exactly its size,
-	// never a pool class: the runtime zeroes a large allocation that reuses
-	// freed heap, and a 64 MiB frame in its 128 MiB class then made the
-	// whole class resident (peak RSS twice the frame, in some runs only).
 	var out []byte
 	if size > bigBlock {
-		out = make([]byte, size)
+		out = f.pool.getLarge(size)
 	} else {
 		out = f.pool.get(f.bufferSize(size))
 	}
