@@ -132,7 +132,11 @@ func TestRPCContinuationCreatesASuccessor(t *testing.T) {
 			if line.name == "0.73.1" {
 				// The notice comes while the predecessor's turn runs.
 				n := p.ui("notify", "The successor session is ready")
-				cmd := strings.TrimSuffix(strings.TrimPrefix(str(n, "message"), "The successor session is ready: run "), " to continue there.")
+				msg := str(n, "message")
+				cmd := msg[strings.LastIndexByte(msg, '\n')+1:]
+				if !strings.HasPrefix(cmd, "/continuity-successor ") {
+					t.Fatalf("the successor notice does not end with the command to run: %q", msg)
+				}
 				p.agentEnd() // the predecessor's turn, ended by continue_session
 				p.prompt(cmd)
 			} else {
@@ -174,6 +178,38 @@ func TestRPCContinuationCreatesASuccessor(t *testing.T) {
 			}
 			if n := len(succ.messages); n < 2 || succ.messages[n-1] != "assistant" {
 				t.Fatalf("the successor did not answer: messages %v", succ.messages)
+			}
+
+			// The views, as a person reads them in the successor.
+			p.prompt("/continuity lineage")
+			lineage := str(p.ui("notify", "Continuation path"), "message")
+			for _, want := range []string{"[Origin]", "→ “Plan the v2 migration” [This session] — Topic changed"} {
+				if !strings.Contains(lineage, want) {
+					t.Errorf("/continuity lineage lacks %q:\n%s", want, lineage)
+				}
+			}
+			p.prompt("/continuity handoff")
+			handoff := str(p.ui("notify", "Handoff: "), "message")
+			for _, want := range []string{
+				"Handoff: “Plan the v2 migration” — Topic changed",
+				"Continued at: ",
+				"Purpose: Plan the v2 migration",
+				"Current request: Plan the v2 migration step by step",
+				"Decisions:\n  - continuation instead of rolling summaries",
+				"Next actions:\n  - list the migration steps",
+				"Initiating message (event ",
+				"Loaded into the successor:\n  - ",
+				pred.id + " #" + strconv.Itoa(from) + "–#" + strconv.Itoa(to),
+				"“why compaction is being replaced”",
+				"Linked but not loaded:\n  - ",
+				"not selected for the successor",
+			} {
+				if !strings.Contains(handoff, want) {
+					t.Errorf("/continuity handoff lacks %q:\n%s", want, handoff)
+				}
+			}
+			if strings.Contains(handoff, "{") {
+				t.Errorf("/continuity handoff shows raw JSON or an unfilled text:\n%s", handoff)
 			}
 		})
 	}

@@ -56,7 +56,7 @@ export function registerSuccessorCommand(ext: Extension, pi: ExtensionAPI): void
 	pi.on("input", async (e, ctx) => {
 		const prefix = `/${SUCCESSOR_COMMAND} `;
 		if (e.source !== "extension" || !e.text.startsWith(prefix)) return { action: "continue" };
-		ext.prompts.say(ctx, `The successor session is ready: run ${e.text.trim()} to continue there.`);
+		ext.prompts.say(ctx, `${ext.texts.t("continuation.successor.ready")}\n${e.text.trim()}`);
 		return { action: "handled" };
 	});
 	pi.registerCommand(SUCCESSOR_COMMAND, {
@@ -64,7 +64,7 @@ export function registerSuccessorCommand(ext: Extension, pi: ExtensionAPI): void
 		handler: async (args: string, ctx: ExtensionCommandContext) => {
 			const p = pendingSuccessors.get(args.trim());
 			if (!p) {
-				ext.prompts.say(ctx, `no pending successor ${JSON.stringify(args.trim())}`, "error");
+				ext.prompts.say(ctx, `${ext.texts.t("continuation.successor.missing")} ${args.trim()}`, "error");
 				return;
 			}
 			await ctx.waitForIdle();
@@ -79,7 +79,7 @@ export function registerSuccessorCommand(ext: Extension, pi: ExtensionAPI): void
 					sm.appendCustomEntry(HEADER_ENTRY, p.header);
 				},
 				withSession: async (next) => {
-					if (p.title) next.ui.notify(p.title, "info");
+					if (p.title) next.ui.notify(ext.texts.t("continuation.banner.title", { title: p.title }), "info");
 					await next.sendUserMessage(first);
 				},
 			});
