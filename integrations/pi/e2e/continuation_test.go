@@ -93,7 +93,7 @@ func (s *piSession) seqOf(t *testing.T, typ string, from int) int {
 // command and ctx.newSession; the successor starts with the projection and
 // its run answers the initiating message. pi 1.x runs the queued command
 // by itself; pi 0.73 cannot run a command an extension queues, so the
-// person is told to run it, and does.
+// person is told to run it, finds it in the editor, and sends it.
 func TestRPCContinuationCreatesASuccessor(t *testing.T) {
 	for _, line := range piLines(t) {
 		t.Run(line.name, func(t *testing.T) {
@@ -136,6 +136,13 @@ func TestRPCContinuationCreatesASuccessor(t *testing.T) {
 				cmd := msg[strings.LastIndexByte(msg, '\n')+1:]
 				if !strings.HasPrefix(cmd, "/continuity-successor ") {
 					t.Fatalf("the successor notice does not end with the command to run: %q", msg)
+				}
+				// The command waits in the editor; the person sends it.
+				editor := p.await("set_editor_text", func(m map[string]any) bool {
+					return str(m, "type") == "extension_ui_request" && str(m, "method") == "set_editor_text"
+				})
+				if str(editor, "text") != cmd {
+					t.Fatalf("the editor holds %q, want the command %q", str(editor, "text"), cmd)
 				}
 				p.agentEnd() // the predecessor's turn, ended by continue_session
 				p.prompt(cmd)

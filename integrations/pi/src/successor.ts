@@ -53,10 +53,15 @@ export function registerTools(ext: Extension, tools: ToolInfo[]): void {
 export function registerSuccessorCommand(ext: Extension, pi: ExtensionAPI): void {
 	// A pi line that delivers the queued command as text (0.73) would send
 	// it to the model: it is stopped here, and the person runs it instead.
+	// 0.73 offers an extension no other way to create a session: only a
+	// command's context has newSession, and only the person can run a
+	// command. So the command is put in the editor, ready to send.
 	pi.on("input", async (e, ctx) => {
 		const prefix = `/${SUCCESSOR_COMMAND} `;
 		if (e.source !== "extension" || !e.text.startsWith(prefix)) return { action: "continue" };
-		ext.prompts.say(ctx, `${ext.texts.t("continuation.successor.ready")}\n${e.text.trim()}`);
+		const command = e.text.trim();
+		ext.prompts.say(ctx, `${ext.texts.t("continuation.successor.ready")}\n${command}`);
+		if (ctx.hasUI) ctx.ui.setEditorText(command);
 		return { action: "handled" };
 	});
 	pi.registerCommand(SUCCESSOR_COMMAND, {
