@@ -16,20 +16,13 @@ interface ToolCallResult {
 	endsTurn?: boolean;
 }
 
-const LABELS: Record<string, string> = {
-	continue_session: "Continue session",
-	session_recall: "Session recall",
-	session_lineage: "Session lineage",
-	projection_manifest: "Projection manifest",
-	pin_task: "Pin task",
-};
-
 /** registerTools declares the plugin's tools to pi, each forwarded as tool/call. */
 export function registerTools(ext: Extension, tools: ToolInfo[]): void {
 	for (const tool of tools) {
 		ext.pi.registerTool({
 			name: tool.name,
-			label: LABELS[tool.name] ?? tool.name,
+			// A tool the texts do not name yet (a newer plugin's) shows its own name.
+			label: ext.texts.has(`tool.${tool.name}`) ? ext.texts.t(`tool.${tool.name}`) : tool.name,
 			description: tool.description ?? tool.name,
 			// The plugin's JSON Schema as it is: pi validates plain JSON Schema too.
 			parameters: tool.inputSchema as never,
@@ -65,7 +58,7 @@ export function registerSuccessorCommand(ext: Extension, pi: ExtensionAPI): void
 		return { action: "handled" };
 	});
 	pi.registerCommand(SUCCESSOR_COMMAND, {
-		description: "Create the successor session continuity prepared (queued by continue_session)",
+		description: ext.texts.t("command.successor.description"),
 		handler: async (args: string, ctx: ExtensionCommandContext) => {
 			const p = pendingSuccessors.get(args.trim());
 			if (!p) {

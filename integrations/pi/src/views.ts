@@ -121,7 +121,9 @@ export function renderHandoff(texts: Texts, v: HandoffView): string {
 	lines.push(`${t("continuation.handoff.included")}:`, ...v.included.map((i) => source(texts, i)));
 	if (v.omitted.length) lines.push(`${t("continuation.handoff.omitted")}:`, ...v.omitted.map((i) => source(texts, i)));
 	if (v.state.length) {
-		lines.push(`${t("continuation.handoff.state")}:`, ...v.state.map((s) => `  - ${s.kind} ${s.key}${s.action ? ` (${s.action})` : ""}`));
+		const item = (s: HandoffView["state"][number]) =>
+			`  - ${t(`continuation.state.${s.kind}`)} ${s.key}${s.action ? ` (${t(`continuation.state.${s.action}`)})` : ""}`;
+		lines.push(`${t("continuation.handoff.state")}:`, ...v.state.map(item));
 	}
 	return lines.join("\n");
 }
