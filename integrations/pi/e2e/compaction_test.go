@@ -64,6 +64,16 @@ func TestRPCCompactionIsABracket(t *testing.T) {
 			if checkData.Source.Kind != "compact-checkpoint" || checkData.Source.CompactionID != startData.CompactionID {
 				t.Errorf("the summary is not the bracket's checkpoint: %s", s.events[check].Data)
 			}
+			// It replaces the events of what pi summarized, not those of the
+			// entries pi keeps (the latest prompt's, with 1 recent token kept).
+			var op struct {
+				Op       string `json:"op"`
+				StartSeq int    `json:"startSeq"`
+				EndSeq   int    `json:"endSeq"`
+			}
+			if err := json.Unmarshal(s.events[check].SurfaceOp, &op); err != nil || op.Op != "replace" || op.EndSeq < 0 || op.EndSeq >= start {
+				t.Errorf("the checkpoint's surfaceOp does not replace a range before the compaction: %s", s.events[check].SurfaceOp)
+			}
 			if endData.CompactionID != startData.CompactionID || len(endData.Error) != 0 {
 				t.Errorf("compaction/end does not close the bracket without error: %s", s.events[end].Data)
 			}

@@ -19,9 +19,10 @@ type piSession struct {
 	id     string
 	parent string
 	events []struct {
-		Type string          `json:"type"`
-		Seq  int             `json:"seq"`
-		Data json.RawMessage `json:"data"`
+		Type      string          `json:"type"`
+		Seq       int             `json:"seq"`
+		Data      json.RawMessage `json:"data"`
+		SurfaceOp json.RawMessage `json:"surfaceOp"`
 	}
 	messages []string // roles of pi's message entries, in order
 }
@@ -60,9 +61,10 @@ func (r *rig) sessions() map[string]*piSession {
 				s.id, s.parent = e.ID, e.ParentSession
 			case e.Type == "custom" && e.CustomType == "continuity-event":
 				s.events = append(s.events, struct {
-					Type string          `json:"type"`
-					Seq  int             `json:"seq"`
-					Data json.RawMessage `json:"data"`
+					Type      string          `json:"type"`
+					Seq       int             `json:"seq"`
+					Data      json.RawMessage `json:"data"`
+					SurfaceOp json.RawMessage `json:"surfaceOp"`
 				}{})
 				_ = json.Unmarshal(e.Data, &s.events[len(s.events)-1])
 			case e.Type == "message":

@@ -3,7 +3,7 @@
 // SessionLog. Handlers read the session from the ctx they are given, so a
 // session replaced by /new, /resume or a successor is followed.
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { compacted, compactionFailed, settleStale, startCompaction } from "./compaction.ts";
+import { compacted, compactionFailed, replacedThrough, settleStale, startCompaction } from "./compaction.ts";
 import { type BirthHeader, birthHeader, type PiMessage, type SessionEvent, SessionLog } from "./events.ts";
 import { endReason } from "./outcomes.ts";
 import { type Started, start } from "./plugin.ts";
@@ -142,8 +142,8 @@ export class Extension {
 			this.prompts.status(ctx, true);
 		});
 		pi.on("before_provider_request", async (e, ctx) => this.requests.request(e.payload, ctx));
-		pi.on("session_before_compact", async (_e, ctx) => {
-			startCompaction(this.log(ctx));
+		pi.on("session_before_compact", async (e, ctx) => {
+			startCompaction(this.log(ctx), replacedThrough(e.branchEntries, e.preparation.firstKeptEntryId));
 		});
 		pi.on("session_compact", async (e, ctx) => {
 			compacted(this.log(ctx), e.compactionEntry.summary);

@@ -4,7 +4,7 @@
 // --experimental-strip-types --test (integrations/pi/e2e runs them).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { compacted, compactionFailed, startCompaction } from "../src/compaction.ts";
+import { compacted, compactionFailed, replacedThrough, startCompaction } from "../src/compaction.ts";
 import { birthHeader, type SessionEvent, SessionLog } from "../src/events.ts";
 import { Texts } from "../src/texts.ts";
 import { type HandoffView, renderHandoff, renderLineage } from "../src/views.ts";
@@ -57,8 +57,8 @@ function log() {
 
 test("a bracket pi never reported on ends, failed, when the next one starts; an abort ends as cancelled", () => {
 	const { sent, log: l } = log();
-	startCompaction(l);
-	startCompaction(l);
+	startCompaction(l, -1);
+	startCompaction(l, -1);
 	compactionFailed(l, true);
 	assert.deepEqual(sent.map((e) => e.type), ["compaction/start", "compaction/end", "compaction/start", "compaction/end"]);
 	assert.equal(sent[1].data.compactionId, sent[0].data.compactionId);
@@ -72,11 +72,20 @@ test("a bracket pi never reported on ends, failed, when the next one starts; an 
 test("a completed compaction inside a turn carries the turn, then the checkpoint, then the end", () => {
 	const { sent, log: l } = log();
 	l.startTurn();
-	startCompaction(l);
+	startCompaction(l, 0);
 	compacted(l, "the summary");
 	const [, start, check, end] = sent;
 	assert.deepEqual([start.type, check.type, end.type], ["compaction/start", "user/message", "compaction/end"]);
+	assert.deepEqual(check.surfaceOp, { op: "replace", startSeq: 0, endSeq: 0 });
 	assert.equal(start.data.turn, 1);
 	assert.deepEqual(check.data.source, { kind: "compact-checkpoint", compactionId: start.data.compactionId });
 	assert.equal(end.data.error, undefined);
+});
+
+test("the summary replaces the events before the first entry pi keeps", () => {
+	const ev = (seq: number) => ({ type: "custom", customType: "continuity-event", data: { seq } });
+	const entries = [ev(0), { type: "message", id: "m1" }, ev(1), ev(2), { type: "message", id: "m2" }, ev(3)];
+	assert.equal(replacedThrough(entries, "m2"), 2);
+	assert.equal(replacedThrough(entries, "m1"), 0);
+	assert.equal(replacedThrough([{ type: "message", id: "m1" }, ev(0)], "m1"), -1);
 });
