@@ -15,7 +15,7 @@ export default async function continuity(pi: ExtensionAPI): Promise<void> {
 	const ext = new Extension(pi, process.env.PI_VERSION ?? "unknown", serveHost);
 	ext.register();
 	pi.registerCommand("continuity", {
-		description: `Visible-history continuation and session continuation: ${USAGE}`,
+		description: `${ext.texts.t("command.description")} ${USAGE}`,
 		handler: (args, ctx) => continuityCommand(ext, args, ctx),
 	});
 	registerSuccessorCommand(ext, pi);
@@ -26,7 +26,9 @@ export default async function continuity(pi: ExtensionAPI): Promise<void> {
 		const started = await ext.connect();
 		registerTools(ext, started.init.capabilities.tools);
 		if (started.init.activation.state === "failed") {
-			process.stderr.write(`continuity: activation failed (${started.init.activation.code})\n`);
+			const code = started.init.activation.code ?? "";
+			const why = ext.texts.has(`error.${code}`) ? `${ext.texts.t(`error.${code}`)} (${code})` : code;
+			process.stderr.write(`continuity: ${why}\n`);
 		}
 	} catch (err) {
 		process.stderr.write(`continuity: ${(err as Error).message}\n`);

@@ -19,9 +19,10 @@ type piSession struct {
 	id     string
 	parent string
 	events []struct {
-		Type string          `json:"type"`
-		Seq  int             `json:"seq"`
-		Data json.RawMessage `json:"data"`
+		Type      string          `json:"type"`
+		Seq       int             `json:"seq"`
+		Data      json.RawMessage `json:"data"`
+		SurfaceOp json.RawMessage `json:"surfaceOp"`
 	}
 	messages []string // roles of pi's message entries, in order
 }
@@ -60,9 +61,10 @@ func (r *rig) sessions() map[string]*piSession {
 				s.id, s.parent = e.ID, e.ParentSession
 			case e.Type == "custom" && e.CustomType == "continuity-event":
 				s.events = append(s.events, struct {
-					Type string          `json:"type"`
-					Seq  int             `json:"seq"`
-					Data json.RawMessage `json:"data"`
+					Type      string          `json:"type"`
+					Seq       int             `json:"seq"`
+					Data      json.RawMessage `json:"data"`
+					SurfaceOp json.RawMessage `json:"surfaceOp"`
 				}{})
 				_ = json.Unmarshal(e.Data, &s.events[len(s.events)-1])
 			case e.Type == "message":
@@ -93,7 +95,7 @@ func (s *piSession) seqOf(t *testing.T, typ string, from int) int {
 // command and ctx.newSession; the successor starts with the projection and
 // its run answers the initiating message. pi 1.x runs the queued command
 // by itself; pi 0.73 cannot run a command an extension queues, so the
-// person is told to run it, and does.
+// person is told to run it, finds it in the editor, and sends it.
 func TestRPCContinuationCreatesASuccessor(t *testing.T) {
 	for _, line := range piLines(t) {
 		t.Run(line.name, func(t *testing.T) {
@@ -132,7 +134,18 @@ func TestRPCContinuationCreatesASuccessor(t *testing.T) {
 			if line.name == "0.73.1" {
 				// The notice comes while the predecessor's turn runs.
 				n := p.ui("notify", "The successor session is ready")
-				cmd := strings.TrimSuffix(strings.TrimPrefix(str(n, "message"), "The successor session is ready: run "), " to continue there.")
+				msg := str(n, "message")
+				cmd := msg[strings.LastIndexByte(msg, '\n')+1:]
+				if !strings.HasPrefix(cmd, "/continuity-successor ") {
+					t.Fatalf("the successor notice does not end with the command to run: %q", msg)
+				}
+				// The command waits in the editor; the person sends it.
+				editor := p.await("set_editor_text", func(m map[string]any) bool {
+					return str(m, "type") == "extension_ui_request" && str(m, "method") == "set_editor_text"
+				})
+				if str(editor, "text") != cmd {
+					t.Fatalf("the editor holds %q, want the command %q", str(editor, "text"), cmd)
+				}
 				p.agentEnd() // the predecessor's turn, ended by continue_session
 				p.prompt(cmd)
 			} else {
@@ -174,6 +187,38 @@ func TestRPCContinuationCreatesASuccessor(t *testing.T) {
 			}
 			if n := len(succ.messages); n < 2 || succ.messages[n-1] != "assistant" {
 				t.Fatalf("the successor did not answer: messages %v", succ.messages)
+			}
+
+			// The views, as a person reads them in the successor.
+			p.prompt("/continuity lineage")
+			lineage := str(p.ui("notify", "Continuation path"), "message")
+			for _, want := range []string{"[Origin]", "→ “Plan the v2 migration” [This session] — Topic changed"} {
+				if !strings.Contains(lineage, want) {
+					t.Errorf("/continuity lineage lacks %q:\n%s", want, lineage)
+				}
+			}
+			p.prompt("/continuity handoff")
+			handoff := str(p.ui("notify", "Handoff: "), "message")
+			for _, want := range []string{
+				"Handoff: “Plan the v2 migration” — Topic changed",
+				"Continued at: ",
+				"Purpose: Plan the v2 migration",
+				"Current request: Plan the v2 migration step by step",
+				"Decisions:\n  - continuation instead of rolling summaries",
+				"Next actions:\n  - list the migration steps",
+				"Initiating message (event ",
+				"Loaded into the successor:\n  - ",
+				pred.id + " #" + strconv.Itoa(from) + "–#" + strconv.Itoa(to),
+				"“why compaction is being replaced”",
+				"Linked but not loaded:\n  - ",
+				"not selected for the successor",
+			} {
+				if !strings.Contains(handoff, want) {
+					t.Errorf("/continuity handoff lacks %q:\n%s", want, handoff)
+				}
+			}
+			if strings.Contains(handoff, "{") {
+				t.Errorf("/continuity handoff shows raw JSON or an unfilled text:\n%s", handoff)
 			}
 		})
 	}

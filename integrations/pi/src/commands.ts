@@ -7,6 +7,8 @@
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import type { Extension } from "./extension.ts";
 import { policy, views } from "./remote.ts";
+import type { HandoffView, LineageView } from "./views.ts";
+import { lastEdge, renderHandoff, renderLineage } from "./views.ts";
 import type { Peer } from "./rpc.ts";
 
 export const USAGE = "/continuity [on|off|default|new-sessions on|off|lineage|handoff]";
@@ -46,15 +48,15 @@ export async function continuityCommand(ext: Extension, args: string, ctx: Exten
 				out(await show(ext, peer, sid));
 				return;
 			case "lineage":
-				out(renderLineage(await views.lineage(peer, sid)));
+				out(renderLineage(ext.texts, (await views.lineage(peer, sid)) as LineageView));
 				return;
 			case "handoff": {
-				const edge = lastEdge(await views.lineage(peer, sid));
-				out(edge ? JSON.stringify(await views.handoff(peer, edge), null, 2) : `${t("policy.label")}: no continuation edge leads to this session`);
+				const edge = lastEdge((await views.lineage(peer, sid)) as LineageView);
+				out(edge ? renderHandoff(ext.texts, (await views.handoff(peer, edge)) as unknown as HandoffView) : t("continuation.handoff.none"));
 				return;
 			}
 		}
-		ext.prompts.say(ctx, `usage: ${USAGE}`, "warning");
+		ext.prompts.say(ctx, `${t("command.usage")} ${USAGE}`, "warning");
 	});
 }
 
@@ -63,7 +65,7 @@ async function confirmed(ext: Extension, ctx: ExtensionCommandContext, inArgs: b
 	const t = ext.texts.t.bind(ext.texts);
 	if (!ctx.hasUI) {
 		if (inArgs) return true;
-		ext.prompts.say(ctx, `${t("offer.enable.title")}: ${t("offer.disclosure")} (repeat with "confirm" to accept)`, "warning");
+		ext.prompts.say(ctx, `${t("offer.enable.title")}: ${t("offer.disclosure")} ${t("command.confirmHint")}`, "warning");
 		return false;
 	}
 	return ctx.ui.confirm(t("offer.enable.title"), t("offer.disclosure"));
@@ -86,19 +88,4 @@ async function show(ext: Extension, peer: Peer, sid: string): Promise<string> {
 		lines.push(t(n.textKey, { items: f.items, codeUnits: f.codeUnits, strippedIds: f.strippedIds, code: n.code ?? "" }));
 	}
 	return lines.join("\n");
-}
-
-interface Lineage {
-	sessions?: { sessionId: string; title?: string; edgeId?: string; reason?: string; at?: number; current: boolean }[];
-}
-
-function renderLineage(v: Lineage): string {
-	return (v.sessions ?? [])
-		.map((s, i) => `${i === 0 ? "" : "→ "}${s.sessionId}${s.title ? ` "${s.title}"` : ""}${s.reason ? ` (${s.reason})` : ""}${s.current ? " *" : ""}`)
-		.join("\n");
-}
-
-function lastEdge(v: Lineage): string | undefined {
-	const cur = (v.sessions ?? []).find((s) => s.current);
-	return cur?.edgeId;
 }

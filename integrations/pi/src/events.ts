@@ -7,12 +7,15 @@ import { randomUUID } from "node:crypto";
 
 export const EVENT_ENTRY = "continuity-event";
 
+/** How an event changes the model-visible surface: appended, or replacing a range of earlier events (format 4). */
+export type SurfaceOp = "append" | { op: "replace"; startSeq: number; endSeq: number };
+
 export interface SessionEvent {
 	type: string;
 	seq: number;
 	time: number;
 	data: Record<string, unknown>;
-	surfaceOp?: "append";
+	surfaceOp?: SurfaceOp;
 	sourceEventSeqs?: number[];
 }
 
@@ -113,7 +116,7 @@ export class SessionLog {
 		return { events, complete: toSeq >= this.events.length - 1 };
 	}
 
-	emit(type: string, data: Record<string, unknown>, surfaceOp?: "append", sources?: number[]): SessionEvent {
+	emit(type: string, data: Record<string, unknown>, surfaceOp?: SurfaceOp, sources?: number[]): SessionEvent {
 		const ev: SessionEvent = { type, seq: this.events.length, time: Date.now(), data };
 		if (surfaceOp) ev.surfaceOp = surfaceOp;
 		if (sources) ev.sourceEventSeqs = sources;

@@ -3,6 +3,7 @@
 // SessionLog. Handlers read the session from the ctx they are given, so a
 // session replaced by /new, /resume or a successor is followed.
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { compacted, compactionFailed, replacedThrough, settleStale, startCompaction } from "./compaction.ts";
 import { type BirthHeader, birthHeader, type PiMessage, type SessionEvent, SessionLog } from "./events.ts";
 import { endReason } from "./outcomes.ts";
 import { type Started, start } from "./plugin.ts";
@@ -115,7 +116,9 @@ export class Extension {
 		});
 		pi.on("agent_start", async (_e, ctx) => {
 			this.ended.delete(ctx.sessionManager.getSessionId());
-			this.log(ctx).startTurn();
+			const log = this.log(ctx);
+			settleStale(log);
+			log.startTurn();
 			this.prompts.status(ctx);
 		});
 		pi.on("turn_start", async (_e, ctx) => {
@@ -139,6 +142,17 @@ export class Extension {
 			this.prompts.status(ctx, true);
 		});
 		pi.on("before_provider_request", async (e, ctx) => this.requests.request(e.payload, ctx));
+		pi.on("session_before_compact", async (e, ctx) => {
+			startCompaction(this.log(ctx), replacedThrough(e.branchEntries, e.preparation.firstKeptEntryId));
+		});
+		pi.on("session_compact", async (e, ctx) => {
+			compacted(this.log(ctx), e.compactionEntry.summary);
+		});
+		// pi 1.x only; on 0.73 an unreported bracket is settled at the next turn or compaction.
+		(pi.on as (event: string, handler: (e: { aborted?: boolean; errorMessage?: string }, ctx: ExtensionContext) => Promise<void>) => void)(
+			"session_compact_failed",
+			async (e, ctx) => compactionFailed(this.log(ctx), e.aborted === true, e.errorMessage),
+		);
 	}
 
 	/** guard runs f and shows its error instead of letting pi swallow it. */

@@ -16,20 +16,13 @@ interface ToolCallResult {
 	endsTurn?: boolean;
 }
 
-const LABELS: Record<string, string> = {
-	continue_session: "Continue session",
-	session_recall: "Session recall",
-	session_lineage: "Session lineage",
-	projection_manifest: "Projection manifest",
-	pin_task: "Pin task",
-};
-
 /** registerTools declares the plugin's tools to pi, each forwarded as tool/call. */
 export function registerTools(ext: Extension, tools: ToolInfo[]): void {
 	for (const tool of tools) {
 		ext.pi.registerTool({
 			name: tool.name,
-			label: LABELS[tool.name] ?? tool.name,
+			// A tool the texts do not name yet (a newer plugin's) shows its own name.
+			label: ext.texts.has(`tool.${tool.name}`) ? ext.texts.t(`tool.${tool.name}`) : tool.name,
 			description: tool.description ?? tool.name,
 			// The plugin's JSON Schema as it is: pi validates plain JSON Schema too.
 			parameters: tool.inputSchema as never,
@@ -53,18 +46,23 @@ export function registerTools(ext: Extension, tools: ToolInfo[]): void {
 export function registerSuccessorCommand(ext: Extension, pi: ExtensionAPI): void {
 	// A pi line that delivers the queued command as text (0.73) would send
 	// it to the model: it is stopped here, and the person runs it instead.
+	// 0.73 offers an extension no other way to create a session: only a
+	// command's context has newSession, and only the person can run a
+	// command. So the command is put in the editor, ready to send.
 	pi.on("input", async (e, ctx) => {
 		const prefix = `/${SUCCESSOR_COMMAND} `;
 		if (e.source !== "extension" || !e.text.startsWith(prefix)) return { action: "continue" };
-		ext.prompts.say(ctx, `The successor session is ready: run ${e.text.trim()} to continue there.`);
+		const command = e.text.trim();
+		ext.prompts.say(ctx, `${ext.texts.t("continuation.successor.ready")}\n${command}`);
+		if (ctx.hasUI) ctx.ui.setEditorText(command);
 		return { action: "handled" };
 	});
 	pi.registerCommand(SUCCESSOR_COMMAND, {
-		description: "Create the successor session continuity prepared (queued by continue_session)",
+		description: ext.texts.t("command.successor.description"),
 		handler: async (args: string, ctx: ExtensionCommandContext) => {
 			const p = pendingSuccessors.get(args.trim());
 			if (!p) {
-				ext.prompts.say(ctx, `no pending successor ${JSON.stringify(args.trim())}`, "error");
+				ext.prompts.say(ctx, `${ext.texts.t("continuation.successor.missing")} ${args.trim()}`, "error");
 				return;
 			}
 			await ctx.waitForIdle();
@@ -79,7 +77,7 @@ export function registerSuccessorCommand(ext: Extension, pi: ExtensionAPI): void
 					sm.appendCustomEntry(HEADER_ENTRY, p.header);
 				},
 				withSession: async (next) => {
-					if (p.title) next.ui.notify(p.title, "info");
+					if (p.title) next.ui.notify(ext.texts.t("continuation.banner.title", { title: p.title }), "info");
 					await next.sendUserMessage(first);
 				},
 			});

@@ -28,6 +28,11 @@ export class Texts {
 		this.locale = locale;
 	}
 
+	/** has reports whether key is a text, for names the plugin may add (its tools). */
+	has(key: string): boolean {
+		return table(this.locale)[key] !== undefined;
+	}
+
 	t(key: string, params: Record<string, string | number> = {}): string {
 		const s = table(this.locale)[key];
 		if (s === undefined) throw new Error(`continuity: no text ${JSON.stringify(key)} in ${this.locale}`);

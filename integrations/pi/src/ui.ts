@@ -70,7 +70,7 @@ export class Prompts {
 		const t = this.t;
 		const disclosure = t(v.disclosure ?? "accountSwitch.disclosure");
 		if (!ctx.hasUI) {
-			this.say(ctx, `${t("accountSwitch.title")}. ${t("accountSwitch.body")} ${disclosure} (/continuity on)`, "warning");
+			this.say(ctx, `${t("accountSwitch.title")}. ${t("accountSwitch.body")} ${disclosure} ${t("command.enableHint")} /continuity on confirm`, "warning");
 			return "keepOff";
 		}
 		const labels: Record<SwitchChoice, string> = {
@@ -100,7 +100,7 @@ export class Prompts {
 		}
 		const disclosure = t(n.offer.disclosureKey);
 		if (!ctx.hasUI) {
-			this.say(ctx, `${t("replay.rejected")} ${t(n.textKey)} ${t(n.offer.textKey)}: ${disclosure} (/continuity on)`, "warning");
+			this.say(ctx, `${t("replay.rejected")} ${t(n.textKey)} ${t(n.offer.textKey)}: ${disclosure} ${t("command.enableHint")} /continuity on confirm`, "warning");
 			return;
 		}
 		const enable = t("offer.choice.enable");
