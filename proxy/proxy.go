@@ -49,7 +49,7 @@ func New(cfg Config) (*Proxy, error) {
 
 // reverseProxy builds a ReverseProxy to the upstream that flushes every
 // write (server-sent events pass as they arrive) and answers transport
-// failures with a named error.
+// failures with a named error. With modify, the answers come back decoded.
 func (p *Proxy) reverseProxy(modify func(*http.Response) error) *httputil.ReverseProxy {
 	up := p.cfg.Upstream
 	return &httputil.ReverseProxy{
@@ -58,6 +58,13 @@ func (p *Proxy) reverseProxy(modify func(*http.Response) error) *httputil.Revers
 			pr.Out.Host = up.Host
 			// The client's own forwarding headers, if any, stay as they
 			// were; the proxy adds none, as it is the client's own machine.
+			if modify != nil {
+				// The tap and the rejection detector read the answer's
+				// bytes, so they must be plain: without the client's
+				// Accept-Encoding (Node's fetch sends gzip, deflate, br)
+				// the transport asks for gzip itself and decodes it.
+				pr.Out.Header.Del("Accept-Encoding")
+			}
 		},
 		Transport:      p.cfg.Transport,
 		FlushInterval:  -1,

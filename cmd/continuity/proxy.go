@@ -117,7 +117,8 @@ func proxyCmd(args []string) int {
 	if !loopback {
 		fmt.Fprintf(os.Stderr, "continuity proxy: WARNING: listening on %s, beyond loopback: anyone who can reach it can send requests through it\n", addr)
 	}
-	fmt.Printf("continuity proxy listening on http://%s → %s (rule %s, data %s)\n", addr, up, *rule, dir)
+	// The upstream is named without a password its URL may carry.
+	fmt.Printf("continuity proxy listening on http://%s → %s (rule %s, data %s)\n", addr, up.Redacted(), *rule, dir)
 	fmt.Printf("status page: %s#k=%s\n", page, secret)
 
 	served := make(chan error, 1)
