@@ -110,7 +110,7 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		fr, err := p.omit(r.Context(), body, pl, acct)
 		if err != nil {
 			p.cfg.Log.Warn("request not filtered", zap.String("session", keys.session), zapErr(err))
-			writeError(w, notFilteredStatus(err), diagCode(err, "INVALID_PAYLOAD"), "continuity proxy: the request was not sent: "+err.Error())
+			writeError(w, notFilteredStatus(err), diagCode(err, diag.InvalidPayload), "continuity proxy: the request was not sent: "+err.Error())
 			return
 		}
 		if changed = fr.Changed(); changed {

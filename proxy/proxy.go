@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"go.uber.org/zap"
+
+	"github.com/continuity-dev/continuity/diag"
 )
 
 // apiPrefix is where the status page's API lives; nothing under it is
@@ -105,7 +107,7 @@ func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error
 	fl, _ := r.Context().Value(flightKey{}).(*flight)
 	if ferr := fl.filterFailed(); ferr != nil {
 		p.cfg.Log.Warn("request not filtered", zap.String("session", fl.session), zapErr(ferr))
-		writeError(w, notFilteredStatus(ferr), diagCode(ferr, "INVALID_PAYLOAD"), "continuity proxy: the request was not sent: "+ferr.Error())
+		writeError(w, notFilteredStatus(ferr), diagCode(ferr, diag.InvalidPayload), "continuity proxy: the request was not sent: "+ferr.Error())
 		return
 	}
 	code, status := "UPSTREAM_UNREACHABLE", http.StatusBadGateway
