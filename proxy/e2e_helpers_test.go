@@ -18,6 +18,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/continuity-dev/continuity/fixtures/supplier"
+	"github.com/continuity-dev/continuity/internal/syncbuf"
 	"github.com/continuity-dev/continuity/internal/testbin"
 	"github.com/continuity-dev/continuity/proxy"
 )
@@ -37,30 +38,11 @@ type running struct {
 	// Stop ends the process (SIGTERM) and waits for it; the test's cleanup
 	// calls it too.
 	Stop   func()
-	stderr *lockedBuffer
+	stderr *syncbuf.Buffer
 }
 
 // Log returns what the proxy logged so far.
 func (r *running) Log() string { return r.stderr.String() }
-
-// lockedBuffer is a bytes.Buffer the process's output copier writes while
-// the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // startProxy runs the real binary in front of upstream on a random loopback
 // port and stops it (SIGTERM, then waits) when the test ends.
@@ -71,7 +53,7 @@ func startProxy(t *testing.T, upstream, dataDir string, extra ...string) *runnin
 	}
 	args := append([]string{"proxy", "--listen", "127.0.0.1:0", "--upstream", upstream, "--data-dir", dataDir}, extra...)
 	cmd := exec.Command(testbin.Path(t), args...)
-	stderr := &lockedBuffer{}
+	stderr := &syncbuf.Buffer{}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

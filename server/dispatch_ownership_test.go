@@ -4,33 +4,15 @@ import (
 	"context"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
+	"github.com/continuity-dev/continuity/internal/syncbuf"
 	"github.com/continuity-dev/continuity/wire"
 )
-
-// lockedBuffer is an io.Writer the test reads while the stream writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestBorrowingHandlerThatKeepsItsParamsIsCaught: a borrowing handler
 // (like llm/payload) that keeps its *wire.Params past its reply — here it
@@ -40,7 +22,7 @@ func (l *lockedBuffer) String() string {
 // frame may already fill.
 func TestBorrowingHandlerThatKeepsItsParamsIsCaught(t *testing.T) {
 	inR, inW := io.Pipe()
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	stream := wire.NewStream(inR, &out, nil, 0, zap.NewNop())
 	kept := make(chan *wire.Params, 1)
 	d := &dispatcher{stream: stream, log: zap.NewNop(), base: context.Background(), inflight: map[string]*inflight{}}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/continuity-dev/continuity/filter/payloadgen"
 	"github.com/continuity-dev/continuity/fixtures/dsh"
 	"github.com/continuity-dev/continuity/fixtures/host"
+	"github.com/continuity-dev/continuity/internal/syncbuf"
 )
 
 // dshBorn is when the replayed live sessions were born: after activation,
@@ -47,24 +47,6 @@ func TestDSHStreamsReplay(t *testing.T) {
 	}
 }
 
-// lockedBuffer collects the plugin's whole stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // dshModelOutput is what a step's model call produces first: agent/request
 // comes before it.
 func dshModelOutput(typ string) bool {
@@ -81,7 +63,7 @@ type dshStep struct {
 }
 
 func dshReplay(t *testing.T, st dsh.Stream) {
-	stderr := &lockedBuffer{}
+	stderr := &syncbuf.Buffer{}
 	h := initialized(t, host.Config{Stderr: stderr}, host.AllCapabilities())
 	for sid, hdr := range st.Headers {
 		h.SetAgentHeader(sid, hdr, host.StatusRunning)
@@ -232,7 +214,7 @@ func dshView(t *testing.T, h *host.Host, sid string) []byte {
 // and skips only that effect: the event is not dropped, later events
 // apply, and a frame whose envelope is wrong is named in the log too.
 func TestDSHMalformedMemberSkipsOnlyItsEffect(t *testing.T) {
-	stderr := &lockedBuffer{}
+	stderr := &syncbuf.Buffer{}
 	h := initialized(t, host.Config{Stderr: stderr}, host.AllCapabilities())
 	const sid = "s-malformed"
 	h.SetAgentHeader(sid, dsh.Format4.Header(sid, &dshBorn, false, ""), host.StatusRunning)
@@ -280,7 +262,7 @@ func TestDSHAccountKeptAcrossRestart(t *testing.T) {
 	dir := t.TempDir()
 	const sid, account = "s-restart", "acct-raw-7f3a"
 	born := time.Now().Add(-24 * time.Hour).UnixMilli() // before activation: the default never covers it
-	stderr := &lockedBuffer{}
+	stderr := &syncbuf.Buffer{}
 	start := func() *host.Host {
 		h := initialized(t, host.Config{DataDir: dir, Stderr: stderr}, host.AllCapabilities())
 		h.SetAgentHeader(sid, dsh.Format0.Header(sid, &born, false, ""), host.StatusIdle)
@@ -328,7 +310,7 @@ func TestDSHAccountKeptAcrossRestart(t *testing.T) {
 // of it reaches the log. continue_session itself, named as DSH's MCP
 // client names it, is not an unsettled effect.
 func TestDSHLargeToolResultSettlesItsCall(t *testing.T) {
-	stderr := &lockedBuffer{}
+	stderr := &syncbuf.Buffer{}
 	h := initialized(t, host.Config{Stderr: stderr}, host.AllCapabilities())
 	const sid = "s-large"
 	h.SetAgentHeader(sid, dsh.Format4.Header(sid, &dshBorn, false, ""), host.StatusRunning)
