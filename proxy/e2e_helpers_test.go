@@ -119,7 +119,7 @@ func clientBin(t *testing.T, name string) string {
 	_, file, _, _ := runtime.Caller(0)
 	p := filepath.Join(filepath.Dir(file), "..", "testclients", "node_modules", ".bin", name)
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("%s is not installed (%v): run scripts/setup.d/20-clients.sh (npm ci in testclients/)", name, err)
+		t.Fatalf("%s is not installed (%v): run scripts/setup.d/20-clients.sh (installs testclients/ from its lockfile)", name, err)
 	}
 	return p
 }
