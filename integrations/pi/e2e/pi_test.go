@@ -174,7 +174,7 @@ func (r *rig) print(acct, prompt string, extra ...string) result {
 	return result{stdout: out.String(), stderr: errb.String(), err: err}
 }
 
-// traced is one line of the extension's CONTINUITY_TRACE.
+// traced is one request line of the extension's CONTINUITY_TRACE.
 type traced struct {
 	RequestID string `json:"requestId"`
 	Turn      int    `json:"turn"`
@@ -201,6 +201,9 @@ func (r *rig) traces() []traced {
 		var tr traced
 		if err := json.Unmarshal([]byte(line), &tr); err != nil {
 			r.t.Fatalf("trace line %q: %v", line, err)
+		}
+		if tr.RequestID == "" {
+			continue // the line saying which binary runs (locate.ts), not a request
 		}
 		out = append(out, tr)
 	}

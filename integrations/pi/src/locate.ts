@@ -1,8 +1,10 @@
 // Where the continuity binary and its data directory are. Nothing is
 // downloaded: the binary comes from CONTINUITY_BIN, else from the
 // per-platform optional dependency package that carries it (the way
-// @openai/codex ships its native binary), else from PATH.
-import { existsSync } from "node:fs";
+// @openai/codex ships its native binary), else from PATH. scripts/pack-pi
+// (cmd/pack-pi) builds those packages and packs the extension with
+// optionalDependencies on them.
+import { appendFileSync, existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -21,11 +23,14 @@ export class BinaryNotFoundError extends Error {
 	}
 }
 
+/** Which of the three places gave the binary. */
+export type BinarySource = "CONTINUITY_BIN" | "package" | "PATH";
+
 export function locateBinary(env: NodeJS.ProcessEnv = process.env, from: string = import.meta.url): string {
 	const exe = process.platform === "win32" ? "continuity.exe" : "continuity";
 	const tried: string[] = [];
 	if (env.CONTINUITY_BIN) {
-		if (existsSync(env.CONTINUITY_BIN)) return env.CONTINUITY_BIN;
+		if (existsSync(env.CONTINUITY_BIN)) return found(env.CONTINUITY_BIN, "CONTINUITY_BIN", env);
 		throw new BinaryNotFoundError([`CONTINUITY_BIN=${env.CONTINUITY_BIN}`]);
 	}
 	tried.push("CONTINUITY_BIN (unset)");
@@ -33,7 +38,7 @@ export function locateBinary(env: NodeJS.ProcessEnv = process.env, from: string 
 	try {
 		const manifest = createRequire(from).resolve(`${pkg}/package.json`);
 		const bin = join(dirname(manifest), "bin", exe);
-		if (existsSync(bin)) return bin;
+		if (existsSync(bin)) return found(bin, "package", env);
 		tried.push(bin);
 	} catch {
 		tried.push(`${pkg} (not installed)`);
@@ -41,10 +46,21 @@ export function locateBinary(env: NodeJS.ProcessEnv = process.env, from: string 
 	for (const dir of (env.PATH ?? "").split(delimiter)) {
 		if (!dir) continue;
 		const bin = join(dir, exe);
-		if (existsSync(bin)) return bin;
+		if (existsSync(bin)) return found(bin, "PATH", env);
 	}
 	tried.push("PATH");
 	throw new BinaryNotFoundError(tried);
+}
+
+/**
+ * found records, when CONTINUITY_TRACE is set, which binary the extension
+ * runs and where it came from (a line with no requestId, unlike the
+ * request lines): the way to tell an installed platform package from a
+ * stray continuity on PATH.
+ */
+function found(bin: string, source: BinarySource, env: NodeJS.ProcessEnv): string {
+	if (env.CONTINUITY_TRACE) appendFileSync(env.CONTINUITY_TRACE, `${JSON.stringify({ binary: bin, source })}\n`);
+	return bin;
 }
 
 /** The data directory: CONTINUITY_DATA_DIR, else the user state directory. */
