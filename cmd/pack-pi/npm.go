@@ -17,6 +17,15 @@ type packResult struct {
 	} `json:"files"`
 }
 
+func (r packResult) has(path string) bool {
+	for _, f := range r.Files {
+		if f.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
 // npmPack runs `npm pack` in dir. With dryRun it only asks which files npm
 // would pack; otherwise it writes the tarball into dest. Scripts are not
 // run: nothing here has one, and packing must not run code.

@@ -36,7 +36,14 @@ func (p packer) platform(ctx context.Context, t target) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), p.ext.platformReadme(t), 0o644); err != nil {
 		return "", err
 	}
-	return p.pack(ctx, dir)
+	res, err := npmPack(ctx, dir, p.out, false)
+	if err != nil {
+		return "", err
+	}
+	if !res.has("bin/" + t.executable()) {
+		return "", fmt.Errorf("npm left bin/%s out of %s", t.executable(), res.Filename)
+	}
+	return filepath.Join(p.out, res.Filename), nil
 }
 
 // extension stages the files npm would pack of the extension, with the
@@ -62,13 +69,12 @@ func (p packer) extension(ctx context.Context) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "package.json"), manifest, 0o644); err != nil {
 		return "", err
 	}
-	return p.pack(ctx, dir)
-}
-
-func (p packer) pack(ctx context.Context, dir string) (string, error) {
 	res, err := npmPack(ctx, dir, p.out, false)
 	if err != nil {
 		return "", err
+	}
+	if len(res.Files) != len(files) {
+		return "", fmt.Errorf("npm packed %d files of the extension's %d into %s", len(res.Files), len(files), res.Filename)
 	}
 	return filepath.Join(p.out, res.Filename), nil
 }
