@@ -41,8 +41,8 @@ func npmPack(ctx context.Context, dir, dest string, dryRun bool) (packResult, er
 	cmd.Dir, cmd.Stderr = dir, &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		if errors := stderr.String(); errors != "" {
-			return packResult{}, fmt.Errorf("npm pack in %s: %w\n%s", dir, err, errors)
+		if msg := stderr.String(); msg != "" {
+			return packResult{}, fmt.Errorf("npm pack in %s: %w\n%s", dir, err, msg)
 		}
 		return packResult{}, fmt.Errorf("npm pack in %s: %w (is npm installed?)", dir, err)
 	}

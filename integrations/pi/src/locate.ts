@@ -4,7 +4,7 @@
 // @openai/codex ships its native binary), else from PATH. scripts/pack-pi
 // (cmd/pack-pi) builds those packages and packs the extension with
 // optionalDependencies on them.
-import { appendFileSync, existsSync } from "node:fs";
+import { appendFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -30,7 +30,7 @@ export function locateBinary(env: NodeJS.ProcessEnv = process.env, from: string 
 	const exe = process.platform === "win32" ? "continuity.exe" : "continuity";
 	const tried: string[] = [];
 	if (env.CONTINUITY_BIN) {
-		if (existsSync(env.CONTINUITY_BIN)) return found(env.CONTINUITY_BIN, "CONTINUITY_BIN", env);
+		if (isFile(env.CONTINUITY_BIN)) return found(env.CONTINUITY_BIN, "CONTINUITY_BIN", env);
 		throw new BinaryNotFoundError([`CONTINUITY_BIN=${env.CONTINUITY_BIN}`]);
 	}
 	tried.push("CONTINUITY_BIN (unset)");
@@ -38,7 +38,7 @@ export function locateBinary(env: NodeJS.ProcessEnv = process.env, from: string 
 	try {
 		const manifest = createRequire(from).resolve(`${pkg}/package.json`);
 		const bin = join(dirname(manifest), "bin", exe);
-		if (existsSync(bin)) return found(bin, "package", env);
+		if (isFile(bin)) return found(bin, "package", env);
 		tried.push(bin);
 	} catch {
 		tried.push(`${pkg} (not installed)`);
@@ -46,10 +46,15 @@ export function locateBinary(env: NodeJS.ProcessEnv = process.env, from: string 
 	for (const dir of (env.PATH ?? "").split(delimiter)) {
 		if (!dir) continue;
 		const bin = join(dir, exe);
-		if (existsSync(bin)) return found(bin, "PATH", env);
+		if (isFile(bin)) return found(bin, "PATH", env);
 	}
 	tried.push("PATH");
 	throw new BinaryNotFoundError(tried);
+}
+
+/** isFile: a directory called continuity (a checkout on PATH) is no binary. */
+function isFile(path: string): boolean {
+	return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
 }
 
 /**

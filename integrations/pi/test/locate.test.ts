@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { BinaryNotFoundError, locateBinary, platformPackage } from "../src/locate.ts";
@@ -64,7 +64,9 @@ test("CONTINUITY_BIN wins over the platform package; a CONTINUITY_BIN that does 
 
 test("without the platform package PATH answers; with neither the error names all three", (t) => {
 	const p = prefix(t, { platformPackage: false, binary: false });
-	assert.equal(locateBinary({ PATH: p.onPath, CONTINUITY_TRACE: p.trace }, p.from), join(p.onPath, exe));
+	const checkout = join(p.root, "src");
+	mkdirSync(join(checkout, exe), { recursive: true }); // a directory called continuity is passed over
+	assert.equal(locateBinary({ PATH: [checkout, p.onPath].join(delimiter), CONTINUITY_TRACE: p.trace }, p.from), join(p.onPath, exe));
 	assert.deepEqual(traced(p.trace), [{ binary: join(p.onPath, exe), source: "PATH" }]);
 	assert.throws(
 		() => locateBinary({ PATH: join(p.root, "empty") }, p.from),
