@@ -23,7 +23,11 @@ func (p packer) platform(ctx context.Context, t target) (string, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
 		return "", err
 	}
-	if err := buildBinary(ctx, p.repo, t, filepath.Join(dir, "bin", t.executable())); err != nil {
+	bin := filepath.Join(dir, "bin", t.executable())
+	if err := buildBinary(ctx, p.repo, t, bin); err != nil {
+		return "", err
+	}
+	if err := checkExecutable(bin, t); err != nil {
 		return "", err
 	}
 	manifest, err := p.ext.platformManifest(t)

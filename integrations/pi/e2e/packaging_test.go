@@ -41,6 +41,9 @@ func packForThisMachine(t *testing.T, platform string) (ext, bin string) {
 	if err := json.Unmarshal(dev, &m); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Fatalf("npm is not on PATH: packing and installing the extension need the npm of the machine's Node 20 (%v)", err)
+	}
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
