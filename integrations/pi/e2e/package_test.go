@@ -50,8 +50,9 @@ func TestPackagedExtension(t *testing.T) {
 		})
 
 		// What a person will run once the packages are published: pi runs
-		// npm install -g, which takes the extension and, of its optional
-		// dependencies, only this platform's package from the registry.
+		// npm install (-g on 0.73, into its agent directory on 1.x), which
+		// takes the extension and, of its optional dependencies, only this
+		// platform's package from the registry.
 		t.Run("pi install npm: from a registry/"+line.name, func(t *testing.T) {
 			reg := startRegistry(t, ext, bin)
 			r := newRig(t, line)
