@@ -34,9 +34,9 @@ type cdpReply struct {
 	} `json:"error"`
 }
 
-// startBrowser launches chromium with a fresh profile and stops it when the
-// test ends.
-func startBrowser(t *testing.T) *browser {
+// startBrowser launches chromium with a fresh profile and the given extra
+// flags, and stops it when the test ends.
+func startBrowser(t *testing.T, flags ...string) *browser {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Fatalf("%s is missing (%v): run scripts/setup.d/30-chromium.sh (apt-get install chromium)", chromiumPath, err)
@@ -49,9 +49,10 @@ func startBrowser(t *testing.T) *browser {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(chromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-		"--user-data-dir="+t.TempDir(), "--remote-debugging-pipe", "about:blank")
+		"--user-data-dir=" + t.TempDir(), "--remote-debugging-pipe"}, flags...)
+	cmd := exec.Command(chromiumPath, append(args, "about:blank")...)
 	cmd.ExtraFiles = []*os.File{inR, outW} // fd 3: commands in, fd 4: replies out
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

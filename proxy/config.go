@@ -43,10 +43,6 @@ type Config struct {
 	Rule Rule
 	// Secret guards the status page's API; it must be at least 16 bytes.
 	Secret string
-	// Hosts are the Host header values (host:port) the status page's API
-	// answers under; empty means any loopback name. A proxy listening
-	// beyond loopback lists the names it is reached by.
-	Hosts []string
 	// Transport sends upstream requests; nil means a clone of
 	// http.DefaultTransport.
 	Transport http.RoundTripper

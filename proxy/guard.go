@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -11,16 +12,18 @@ import (
 const SecretHeader = "X-Continuity-Secret"
 
 // guard decides whether an API request may read or change state. Three
-// checks, each of which a foreign web page fails: the Host is one the proxy
-// serves under (a DNS-rebinding page has its own name), the per-run secret
-// matches (no other page can know it), and the browser's own provenance
-// headers say the request comes from the page itself — Origin, required on
-// a state change, must be this origin, and Sec-Fetch-Site, when sent, must
-// be same-origin. A state change must also be JSON, which a cross-origin
-// form cannot send without a preflight the proxy never grants.
+// checks, each of which a foreign web page fails: the Host is the address
+// the request arrived at (a DNS-rebinding page has its own name), the
+// per-run secret matches (no other page can know it), and the browser's own
+// provenance headers say the request comes from the page itself — Origin,
+// required on a state change, must be this origin, and Sec-Fetch-Site, when
+// sent, must be same-origin. A state change must also be JSON, which a
+// cross-origin form cannot send without a preflight the proxy never grants.
+// The page sends no Referer (Referrer-Policy: no-referrer), so a change
+// without Origin is refused rather than judged by Referer.
 func (p *Proxy) guard(r *http.Request, change bool) (reason string, ok bool) {
-	if !p.hostAllowed(r.Host) {
-		return "the Host header is not this proxy's address", false
+	if !hostArrivedAt(r) {
+		return "the Host header is not the address this request arrived at", false
 	}
 	got := r.Header.Get(SecretHeader)
 	if subtle.ConstantTimeCompare([]byte(got), []byte(p.cfg.Secret)) != 1 {
@@ -41,24 +44,36 @@ func (p *Proxy) guard(r *http.Request, change bool) (reason string, ok bool) {
 	return "", true
 }
 
-// hostAllowed reports whether host (host:port from the Host header) names
-// this proxy: one of the configured hosts, else a loopback name.
-func (p *Proxy) hostAllowed(host string) bool {
-	if len(p.cfg.Hosts) > 0 {
-		for _, h := range p.cfg.Hosts {
-			if strings.EqualFold(h, host) {
-				return true
-			}
-		}
+// hostArrivedAt reports whether the request's Host names the address its
+// connection was accepted on, so a proxy listening on a wildcard address
+// answers under whichever of the machine's addresses the browser used and
+// under no other. A DNS name is the rebinding attack — the attacker's name
+// resolved to this machine — so only IP literals pass, plus, on a loopback
+// connection, localhost (browsers resolve it themselves) and the wildcard
+// address (a connection to 0.0.0.0 reaches loopback). The port must be the
+// connection's too.
+func hostArrivedAt(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
+	if !ok {
 		return false
 	}
-	name, _, err := net.SplitHostPort(host)
-	if err != nil {
-		name = host
+	name, port, err := net.SplitHostPort(r.Host)
+	if err != nil { // no port: the scheme's own
+		name, port = strings.Trim(r.Host, "[]"), "80"
 	}
-	if strings.EqualFold(name, "localhost") {
+	if port != strconv.Itoa(local.Port) {
+		return false
+	}
+	if local.IP.IsLoopback() && strings.EqualFold(name, "localhost") {
 		return true
 	}
-	ip := net.ParseIP(strings.Trim(name, "[]"))
-	return ip != nil && ip.IsLoopback()
+	ip := net.ParseIP(name)
+	switch {
+	case ip == nil:
+		return false
+	case ip.Equal(local.IP):
+		return true
+	default:
+		return local.IP.IsLoopback() && (ip.IsLoopback() || ip.IsUnspecified())
+	}
 }

@@ -138,17 +138,7 @@ func TestStatusPageInChromium(t *testing.T) {
 	b.waitFor(tab, source+`.dataset.source === "default"`)
 
 	// Another origin: a page on another loopback port.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	evil := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		w.Write([]byte("<!doctype html><title>elsewhere</title>"))
-	})}
-	go evil.Serve(ln) // ends with Close below
-	defer evil.Close()
-	other := b.open("http://" + ln.Addr().String() + "/")
+	other := b.open(serveElsewhere(t, "127.0.0.1"))
 	b.waitFor(other, `document.title === "elsewhere"`)
 	before := pageState(t, px).Refused
 	var outcome []string
@@ -174,6 +164,23 @@ func TestStatusPageInChromium(t *testing.T) {
 			t.Fatal("a cross-origin POST changed the policy")
 		}
 	}
+}
+
+// serveElsewhere serves a blank page titled "elsewhere" on a random port
+// of host until the test ends, and returns its address.
+func serveElsewhere(t *testing.T, host string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<!doctype html><title>elsewhere</title>"))
+	})}
+	go srv.Serve(ln) // ends with Close at cleanup
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String() + "/"
 }
 
 // jsString quotes s as a JavaScript string literal.

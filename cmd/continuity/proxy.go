@@ -106,9 +106,6 @@ func proxyCmd(args []string) int {
 	transport.ResponseHeaderTimeout = *headerTimeout
 	cfg := proxy.Config{Upstream: up, Policy: policy, DB: db, Rule: proxy.Rule(*rule), Secret: secret, Transport: transport,
 		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page}
-	if !loopback {
-		cfg.Hosts = []string{addr}
-	}
 	px, err := proxy.New(cfg)
 	if err != nil {
 		return fail("%v", errors.Join(err, ln.Close()))
