@@ -80,7 +80,7 @@ func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
 		dir = s.cfg.DataDir
 	}
 	if dir == "" {
-		dir = defaultDataDir()
+		dir = DefaultDataDir()
 	}
 	svc, act, err := s.startServices(ctx, dir, p.Capabilities, providers)
 	if err != nil {
@@ -129,8 +129,10 @@ func (s *Server) closeServices(ctx context.Context) {
 	}
 }
 
-// defaultDataDir is the user state directory's continuity/ folder.
-func defaultDataDir() string {
+// DefaultDataDir is the user state directory's continuity/ folder: where
+// the plugin keeps its data when neither initialize nor --data-dir names a
+// directory, and so where the proxy and the policy command look too.
+func DefaultDataDir() string {
 	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "continuity")
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,19 +14,15 @@ import (
 // and Markdown. It exits 1 when a measurement fails and, with --strict,
 // 3 when a docs/design.md §6 bar fails.
 func benchCmd(args []string) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	quick := fs.Bool("quick", false, "small sizes only, for a fast check (bars are then computed at the largest size measured)")
-	sizes := fs.String("sizes", "", "comma-separated payload sizes, e.g. 64KiB,1MiB,64MiB (default 64KiB,1MiB,16MiB,64MiB)")
-	runs := fs.Int("runs", 0, "least number of samples per case (default 5, quick 3)")
-	out := fs.String("out", "bench-results", "directory for bench.json and bench.md")
-	noNode := fs.Bool("no-node", false, "skip the Node.js reference even when node is installed")
-	strict := fs.Bool("strict", false, "exit 3 when a docs/design.md §6 bar fails")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "continuity bench: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	c := newCommand("bench")
+	quick := c.Bool("quick", false, "small sizes only, for a fast check (bars are then computed at the largest size measured)")
+	sizes := c.String("sizes", "", "comma-separated payload sizes, e.g. 64KiB,1MiB,64MiB (default 64KiB,1MiB,16MiB,64MiB)")
+	runs := c.Int("runs", 0, "least number of samples per case (default 5, quick 3)")
+	out := c.String("out", "bench-results", "directory for bench.json and bench.md")
+	noNode := c.Bool("no-node", false, "skip the Node.js reference even when node is installed")
+	strict := c.Bool("strict", false, "exit 3 when a docs/design.md §6 bar fails")
+	if code, ok := c.parse(args, 0); !ok {
+		return code
 	}
 	cfg := bench.DefaultConfig()
 	if *quick {
@@ -36,14 +31,12 @@ func benchCmd(args []string) int {
 	if *sizes != "" {
 		s, err := bench.ParseSizes(*sizes)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "continuity bench: %v\n", err)
-			return 2
+			return c.fail(2, "%v", err)
 		}
 		cfg.Sizes = s
 	}
 	if *runs < 0 {
-		fmt.Fprintln(os.Stderr, "continuity bench: --runs must not be negative")
-		return 2
+		return c.fail(2, "--runs must not be negative")
 	}
 	if *runs > 0 {
 		cfg.Runs = *runs
@@ -52,22 +45,19 @@ func benchCmd(args []string) int {
 	cfg.Log = os.Stderr
 	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "continuity bench: cannot find this binary for the wire cases: %v\n", err)
-		return 1
+		return c.fail(1, "cannot find this binary for the wire cases: %v", err)
 	}
 	cfg.Binary = exe
 
 	rep, err := bench.Run(cfg)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "continuity bench: %v\n", err)
-		return 1
+		return c.fail(1, "%v", err)
 	}
 	if err := bench.WriteText(os.Stdout, rep); err != nil {
 		return 1
 	}
 	if err := writeBenchFiles(*out, rep); err != nil {
-		fmt.Fprintf(os.Stderr, "continuity bench: %v\n", err)
-		return 1
+		return c.fail(1, "%v", err)
 	}
 	fmt.Printf("\nwrote %s and %s\n", filepath.Join(*out, "bench.json"), filepath.Join(*out, "bench.md"))
 	if *strict {

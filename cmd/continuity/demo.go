@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 
@@ -17,24 +16,19 @@ const defaultDemo = "abba-on"
 // and a supplier double on loopback answers like the Responses API where
 // account switches matter. It needs no network, no account and no host.
 func demo(args []string) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	name := fs.String("scenario", defaultDemo, "the scenario to run (see --list)")
-	list := fs.Bool("list", false, "list the shipped scenarios and exit")
-	bypass := fs.Bool("bypass", false, "send every request without continuity, to see the supplier reject it")
-	logs := fs.Bool("log", false, "copy the plugin's log to stderr")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "continuity demo: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	c := newCommand("demo")
+	name := c.String("scenario", defaultDemo, "the scenario to run (see --list)")
+	list := c.Bool("list", false, "list the shipped scenarios and exit")
+	bypass := c.Bool("bypass", false, "send every request without continuity, to see the supplier reject it")
+	logs := c.Bool("log", false, "copy the plugin's log to stderr")
+	if code, ok := c.parse(args, 0); !ok {
+		return code
 	}
 	if *list {
 		for _, n := range scenarios.Names() {
 			sc, err := shipped(n)
 			if err != nil {
-				fmt.Fprintf(os.Stderr, "continuity demo: %v\n", err)
-				return 1
+				return c.fail(1, "%v", err)
 			}
 			fmt.Printf("%-22s %s\n", n, sc.Description)
 		}
@@ -42,8 +36,7 @@ func demo(args []string) int {
 	}
 	sc, err := shipped(*name)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "continuity demo: %v\n", err)
-		return 2
+		return c.fail(2, "%v", err)
 	}
 	return play(os.Stdout, sc, "", *bypass, *logs)
 }

@@ -25,33 +25,37 @@ commands:
   version    print the version
 `
 
+// commands are the subcommands by name; each returns its exit code.
+var commands = map[string]func(args []string) int{
+	"serve":    serve,
+	"demo":     demo,
+	"scenario": scenarioCmd,
+	"proxy":    proxyCmd,
+	"policy":   policyCmd,
+	"bench":    benchCmd,
+	"version": func([]string) int {
+		fmt.Println(version())
+		return 0
+	},
+	"help": func([]string) int {
+		fmt.Print(usage)
+		return 0
+	},
+}
+
 func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
 	}
-	cmd, args := os.Args[1], os.Args[2:]
-	var code int
-	switch cmd {
-	case "serve":
-		code = serve(args)
-	case "demo":
-		code = demo(args)
-	case "scenario":
-		code = scenarioCmd(args)
-	case "proxy":
-		code = proxyCmd(args)
-	case "policy":
-		code = policyCmd(args)
-	case "bench":
-		code = benchCmd(args)
-	case "version":
-		fmt.Println(version())
-	case "-h", "--help", "help":
-		fmt.Print(usage)
-	default:
-		fmt.Fprintf(os.Stderr, "continuity: unknown command %q\n\n%s", cmd, usage)
-		code = 2
+	name := os.Args[1]
+	if name == "-h" || name == "--help" {
+		name = "help"
 	}
-	os.Exit(code)
+	run, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "continuity: unknown command %q\n\n%s", name, usage)
+		os.Exit(2)
+	}
+	os.Exit(run(os.Args[2:]))
 }

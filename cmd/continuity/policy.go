@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
 
 	"github.com/continuity-dev/continuity/proxy"
 )
@@ -17,58 +15,50 @@ import (
 //	continuity policy [--data-dir DIR] --default on|off
 //	continuity policy [--data-dir DIR] SESSION          (prints it)
 func policyCmd(args []string) int {
-	fs := flag.NewFlagSet("policy", flag.ContinueOnError)
-	dataDir := fs.String("data-dir", "", "data directory (default: the user state directory's continuity/)")
-	def := fs.String("default", "", "set the new-session default: on or off")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(os.Stderr, "continuity policy: "+format+"\n", a...)
+	c := newCommand("policy")
+	dataDir := c.dataDir("data directory (default: the user state directory's continuity/)")
+	def := c.String("default", "", "set the new-session default: on or off")
+	if code, ok := c.parse(args, 2); !ok {
 		return code
 	}
-	dir := *dataDir
-	if dir == "" {
-		dir = defaultDataDir()
-	}
-	policy, err := openPolicy(dir)
+	policy, err := openPolicy(dataDir())
 	if err != nil {
-		return fail(1, "%v", err)
+		return c.fail(1, "%v", err)
 	}
 	ctx := context.Background()
 	if *def != "" {
-		if fs.NArg() > 0 || (*def != "on" && *def != "off") {
-			return fail(2, "usage: continuity policy --default on|off")
+		if c.NArg() > 0 || (*def != "on" && *def != "off") {
+			return c.fail(2, "usage: continuity policy --default on|off")
 		}
 		if err := proxy.SetDefault(ctx, policy, *def == "on"); err != nil {
-			return fail(1, "%v", err)
+			return c.fail(1, "%v", err)
 		}
 		fmt.Printf("new sessions: %s\n", *def)
 		return 0
 	}
-	switch fs.NArg() {
+	switch c.NArg() {
 	case 1:
-		res, err := policy.Resolve(ctx, fs.Arg(0), nil)
+		res, err := policy.Resolve(ctx, c.Arg(0), nil)
 		if err != nil {
-			return fail(1, "%v", err)
+			return c.fail(1, "%v", err)
 		}
-		fmt.Printf("%s: %s (%s)\n", fs.Arg(0), onOff(res.Enabled), res.Source)
+		fmt.Printf("%s: %s (%s)\n", c.Arg(0), onOff(res.Enabled), res.Source)
 		return 0
 	case 2:
 	default:
-		return fail(2, "usage: continuity policy [--data-dir DIR] SESSION on|off|default, or --default on|off")
+		return c.fail(2, "usage: continuity policy [--data-dir DIR] SESSION on|off|default, or --default on|off")
 	}
-	session, state := fs.Arg(0), fs.Arg(1)
+	session, state := c.Arg(0), c.Arg(1)
 	var enabled *bool
 	switch state {
 	case "on", "off":
 		enabled = new(state == "on")
 	case "default":
 	default:
-		return fail(2, "the policy must be on, off or default, not %q", state)
+		return c.fail(2, "the policy must be on, off or default, not %q", state)
 	}
 	if err := proxy.SetSession(ctx, policy, session, 0, enabled); err != nil {
-		return fail(1, "%v", err)
+		return c.fail(1, "%v", err)
 	}
 	fmt.Printf("%s: %s\n", session, state)
 	return 0

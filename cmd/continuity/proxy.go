@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/continuity-dev/continuity/proxy"
 	"github.com/continuity-dev/continuity/settings"
@@ -29,75 +27,65 @@ import (
 // status page's address (with the run's secret in the fragment) on stdout,
 // logs JSON lines on stderr, and runs until SIGINT or SIGTERM.
 func proxyCmd(args []string) int {
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-	listen := fs.String("listen", "127.0.0.1:8788", "address to listen on (loopback unless --allow-remote)")
-	upstream := fs.String("upstream", "", "the supplier's base URL, e.g. https://api.openai.com (required)")
-	dataDir := fs.String("data-dir", "", "data directory shared with the plugin (default: the user state directory's continuity/)")
-	def := fs.String("default", "", "set the new-session default before serving: on or off")
-	rule := fs.String("rule", string(proxy.RuleProvenance), "omission rule: provenance or turn")
-	allowRemote := fs.Bool("allow-remote", false, "allow listening on a non-loopback address")
-	headerTimeout := fs.Duration("upstream-header-timeout", 10*time.Minute, "how long to wait for the upstream's response headers")
-	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(os.Stderr, "continuity proxy: "+format+"\n", a...)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		return fail("unexpected argument %q", fs.Arg(0))
+	c := newCommand("proxy")
+	listen := c.String("listen", "127.0.0.1:8788", "address to listen on (loopback unless --allow-remote)")
+	upstream := c.String("upstream", "", "the supplier's base URL, e.g. https://api.openai.com (required)")
+	dataDir := c.dataDir("data directory shared with the plugin (default: the user state directory's continuity/)")
+	def := c.String("default", "", "set the new-session default before serving: on or off")
+	rule := c.String("rule", string(proxy.RuleProvenance), "omission rule: provenance or turn")
+	allowRemote := c.Bool("allow-remote", false, "allow listening on a non-loopback address")
+	headerTimeout := c.Duration("upstream-header-timeout", 10*time.Minute, "how long to wait for the upstream's response headers")
+	level := c.logLevel()
+	if code, ok := c.parse(args, 0); !ok {
+		return code
 	}
 	up, err := url.Parse(*upstream)
 	if *upstream == "" || err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
-		return fail("--upstream must be an http or https URL, e.g. --upstream https://api.openai.com")
+		return c.fail(2, "--upstream must be an http or https URL, e.g. --upstream https://api.openai.com")
 	}
 	if *def != "" && *def != "on" && *def != "off" {
-		return fail("--default must be on or off")
+		return c.fail(2, "--default must be on or off")
 	}
-	lvl, err := zapcore.ParseLevel(*level)
+	lvl, err := level()
 	if err != nil {
-		return fail("%v", err)
+		return c.fail(2, "%v", err)
 	}
 	host, _, err := net.SplitHostPort(*listen)
 	if err != nil {
-		return fail("--listen %q: %v", *listen, err)
+		return c.fail(2, "--listen %q: %v", *listen, err)
 	}
 	loopback := isLoopbackHost(host)
 	if !loopback && !*allowRemote {
-		return fail("--listen %s is not a loopback address; anyone who can reach it could use your credentials' session through it. Pass --allow-remote to do so anyway", *listen)
+		return c.fail(2, "--listen %s is not a loopback address; anyone who can reach it could use your credentials' session through it. Pass --allow-remote to do so anyway", *listen)
 	}
 	log := newLogger(lvl)
 	defer log.Sync()
 
-	dir := *dataDir
-	if dir == "" {
-		dir = defaultDataDir()
-	}
+	dir := dataDir()
 	policy, err := openPolicy(dir)
 	if err != nil {
-		return fail("%v", err)
+		return c.fail(2, "%v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := policy.Activate(ctx); err != nil {
-		return fail("%v", err)
+		return c.fail(2, "%v", err)
 	}
 	if *def != "" {
 		if err := proxy.SetDefault(ctx, policy, *def == "on"); err != nil {
-			return fail("setting the default: %v", err)
+			return c.fail(2, "setting the default: %v", err)
 		}
 	}
 
 	db, err := sqlstore.Open(dir)
 	if err != nil {
-		return fail("%v", err)
+		return c.fail(2, "%v", err)
 	}
 	defer db.Close()
 
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
-		return fail("%v", err)
+		return c.fail(2, "%v", err)
 	}
 	secret := newSecret()
 	addr := ln.Addr().String()
@@ -108,7 +96,7 @@ func proxyCmd(args []string) int {
 		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page}
 	px, err := proxy.New(cfg)
 	if err != nil {
-		return fail("%v", errors.Join(err, ln.Close()))
+		return c.fail(2, "%v", errors.Join(err, ln.Close()))
 	}
 	srv := &http.Server{Handler: px, ReadHeaderTimeout: 30 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	if !loopback {
@@ -151,18 +139,6 @@ func openPolicy(dir string) (*settings.Policy, error) {
 		return nil, err
 	}
 	return settings.NewPolicy(store), nil
-}
-
-// defaultDataDir is the user state directory's continuity/ folder, the
-// plugin's default too.
-func defaultDataDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "continuity")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".local", "state", "continuity")
-	}
-	return filepath.Join(os.TempDir(), "continuity")
 }
 
 func isLoopbackHost(host string) bool {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -31,27 +30,25 @@ func scenarioCmd(args []string) int {
 		return 2
 	}
 	sub, args := args[0], args[1:]
-	fs := flag.NewFlagSet("scenario "+sub, flag.ContinueOnError)
-	bypass := fs.Bool("bypass", false, "send every request without continuity")
-	logs := fs.Bool("log", false, "copy the plugin's log to stderr")
-	binary := fs.String("binary", "", "the plugin executable (default: this binary)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	c := newCommand("scenario " + sub)
+	bypass := c.Bool("bypass", false, "send every request without continuity")
+	logs := c.Bool("log", false, "copy the plugin's log to stderr")
+	binary := c.String("binary", "", "the plugin executable (default: this binary)")
+	if code, ok := c.parse(args, 1); !ok {
+		return code
 	}
-	if (sub != "run" && sub != "validate") || fs.NArg() != 1 {
+	if (sub != "run" && sub != "validate") || c.NArg() != 1 {
 		fmt.Fprint(os.Stderr, scenarioUsage)
 		return 2
 	}
-	file := fs.Arg(0)
+	file := c.Arg(0)
 	b, err := os.ReadFile(file)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "continuity scenario: %v\n", err)
-		return 2
+		return c.fail(2, "%v", err)
 	}
 	sc, err := scenario.Parse(file, b)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "continuity scenario: %v\n", err)
-		return 2
+		return c.fail(2, "%v", err)
 	}
 	if sub == "validate" {
 		fmt.Printf("%s: scenario %s is valid (%d steps)\n", file, sc.Name, len(sc.Steps))

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -24,30 +22,23 @@ func version() string {
 // stray print can corrupt a frame. SIGINT is ignored: the host owns the
 // process's life and ends it by closing stdin or sending shutdown.
 func serve(args []string) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	dataDir := fs.String("data-dir", "", "data directory (default: initialize's dataDir, else the user state directory's continuity/)")
-	maxFrame := fs.Int64("max-frame-bytes", wire.DefaultMaxFrameBytes, "largest accepted frame in bytes")
-	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
-	budget := fs.Int("projection-budget", 0, "a successor session's first-context budget in estimated tokens (0: 24000)")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "continuity serve: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	c := newCommand("serve")
+	dataDir := c.String("data-dir", "", "data directory (default: initialize's dataDir, else the user state directory's continuity/)")
+	maxFrame := c.Int64("max-frame-bytes", wire.DefaultMaxFrameBytes, "largest accepted frame in bytes")
+	level := c.logLevel()
+	budget := c.Int("projection-budget", 0, "a successor session's first-context budget in estimated tokens (0: 24000)")
+	if code, ok := c.parse(args, 0); !ok {
+		return code
 	}
 	if *budget < 0 {
-		fmt.Fprintln(os.Stderr, "continuity serve: --projection-budget must not be negative")
-		return 2
+		return c.fail(2, "--projection-budget must not be negative")
 	}
 	if *maxFrame <= 0 {
-		fmt.Fprintln(os.Stderr, "continuity serve: --max-frame-bytes must be positive")
-		return 2
+		return c.fail(2, "--max-frame-bytes must be positive")
 	}
-	lvl, err := zapcore.ParseLevel(*level)
+	lvl, err := level()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "continuity serve: %v\n", err)
-		return 2
+		return c.fail(2, "%v", err)
 	}
 	log := newLogger(lvl)
 	defer log.Sync()
