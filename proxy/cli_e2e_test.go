@@ -1,7 +1,6 @@
 package proxy_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -10,16 +9,7 @@ import (
 )
 
 // continuity runs the real binary and returns its exit code and output.
-func continuity(t *testing.T, args ...string) (int, string) {
-	t.Helper()
-	out, err := exec.Command(testbin.Path(t), args...).CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), string(out)
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return 0, string(out)
-}
+func continuity(t *testing.T, args ...string) (int, string) { return testbin.Run(t, nil, args...) }
 
 // TestPolicyCommand: `continuity policy` writes the store the proxy reads,
 // so a session switched off on the command line is passed unfiltered by a

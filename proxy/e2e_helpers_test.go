@@ -23,11 +23,7 @@ import (
 	"github.com/continuity-dev/continuity/proxy"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // running is a `continuity proxy` process of a test.
 type running struct {

@@ -3,8 +3,6 @@ package proxy_test
 import (
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/continuity-dev/continuity/fixtures/supplier"
@@ -63,25 +61,7 @@ func TestPiAccountSwitches(t *testing.T) {
 		t.Fatalf("first turn: %v\n%s", err, out)
 	}
 	checkTurn(t, since(sup, n), "acct-A", 2)
-	for i, step := range []struct {
-		token, account string
-		switched       bool
-	}{{tokenB, "acct-B", true}, {tokenB, "acct-B", false}, {tokenA, "acct-A", true}} {
-		if step.switched {
-			n = len(sup.Requests())
-			out, err := p.run(sup.URL(), step.token, "direct "+strconv.Itoa(i), true)
-			direct := since(sup, n)
-			if len(direct) == 0 || direct[0].Status != 400 || !strings.HasPrefix(direct[0].Problem, "foreign") {
-				t.Fatalf("turn %d sent directly as %s was not rejected: %v %s\n%s", i+2, step.account, err, lastProblem(direct), out)
-			}
-		}
-		sup.Script(bashStep)
-		n = len(sup.Requests())
-		if out, err := p.run(px.URL, step.token, "turn "+strconv.Itoa(i+2), true); err != nil {
-			t.Fatalf("turn %d through the proxy: %v\n%s", i+2, err, out)
-		}
-		checkTurn(t, since(sup, n), step.account, 2)
-	}
+	playSwitches(t, sup, px, bashStep, func(base, token, prompt string) (string, error) { return p.run(base, token, prompt, true) }, nil)
 	if st := pageState(t, px); len(st.Sessions) != 1 || st.Sessions[0].Accounts != 2 {
 		t.Fatalf("sessions %+v", st.Sessions)
 	}

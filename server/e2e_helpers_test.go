@@ -11,11 +11,7 @@ import (
 	"github.com/continuity-dev/continuity/internal/testbin"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // startHost runs the real binary under the host double with validation of
 // every message it sends; the test fails on any schema violation.

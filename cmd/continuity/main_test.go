@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,27 +9,7 @@ import (
 	"github.com/continuity-dev/continuity/internal/testbin"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
-
-// run runs the real binary with env added and returns its exit code and
-// combined output.
-func run(t *testing.T, env []string, args ...string) (int, string) {
-	t.Helper()
-	cmd := exec.Command(testbin.Path(t), args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = strings.NewReader("")
-	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), string(out)
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return 0, string(out)
-}
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // TestCommandFlags: every subcommand parses its flags the same way — -h
 // prints its flags and is not an error, an unknown flag or a stray
@@ -49,10 +28,10 @@ func TestCommandFlags(t *testing.T) {
 		{[]string{"scenario", "run"}, "-binary"},
 	} {
 		name := strings.Join(c.cmd, " ")
-		if code, out := run(t, nil, append(c.cmd, "-h")...); code != 0 || !strings.Contains(out, c.flag) {
+		if code, out := testbin.Run(t, nil, append(c.cmd, "-h")...); code != 0 || !strings.Contains(out, c.flag) {
 			t.Errorf("%s -h: exit %d\n%s", name, code, out)
 		}
-		if code, out := run(t, nil, append(c.cmd, "--no-such-flag")...); code != 2 || !strings.Contains(out, "-no-such-flag") {
+		if code, out := testbin.Run(t, nil, append(c.cmd, "--no-such-flag")...); code != 2 || !strings.Contains(out, "-no-such-flag") {
 			t.Errorf("%s --no-such-flag: exit %d\n%s", name, code, out)
 		}
 	}
@@ -68,11 +47,11 @@ func TestCommandFlags(t *testing.T) {
 		if args[0] == "scenario" {
 			want = "continuity scenario validate: unexpected argument \"stray\""
 		}
-		if code, out := run(t, nil, args...); code != 2 || !strings.Contains(out, want) {
+		if code, out := testbin.Run(t, nil, args...); code != 2 || !strings.Contains(out, want) {
 			t.Errorf("%v: exit %d, want 2 and %q\n%s", args, code, want, out)
 		}
 	}
-	if code, out := run(t, nil, "no-such-command"); code != 2 || !strings.Contains(out, `unknown command "no-such-command"`) {
+	if code, out := testbin.Run(t, nil, "no-such-command"); code != 2 || !strings.Contains(out, `unknown command "no-such-command"`) {
 		t.Errorf("an unknown command: exit %d\n%s", code, out)
 	}
 }
@@ -84,13 +63,13 @@ func TestPolicyUsesThePluginsDataDir(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
 	env := []string{"XDG_STATE_HOME=" + state}
-	if code, out := run(t, env, "policy", "--default", "off"); code != 0 {
+	if code, out := testbin.Run(t, env, "policy", "--default", "off"); code != 0 {
 		t.Fatalf("policy --default off: exit %d\n%s", code, out)
 	}
 	if _, err := os.Stat(filepath.Join(state, "continuity", "settings")); err != nil {
 		t.Fatalf("the policy was not written under XDG_STATE_HOME/continuity: %v", err)
 	}
-	if code, out := run(t, nil, "policy", "--data-dir", filepath.Join(state, "continuity"), "some-session"); code != 0 ||
+	if code, out := testbin.Run(t, nil, "policy", "--data-dir", filepath.Join(state, "continuity"), "some-session"); code != 0 ||
 		out != "some-session: off (default)\n" {
 		t.Fatalf("read back through --data-dir: exit %d %q", code, out)
 	}

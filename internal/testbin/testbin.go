@@ -9,6 +9,7 @@
 package testbin
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,4 +73,30 @@ func Cleanup() {
 	if path != "" {
 		os.RemoveAll(filepath.Dir(path))
 	}
+}
+
+// Main is the TestMain of a package that uses Path: it runs the tests and
+// then removes the built binary.
+func Main(m *testing.M) {
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
+}
+
+// Run runs the binary with args, the test process's environment plus env
+// and an empty stdin, and returns its exit code and combined output; only
+// a binary that cannot be started fails the test.
+func Run(t testing.TB, env []string, args ...string) (code int, output string) {
+	t.Helper()
+	cmd := exec.Command(Path(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader("")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), string(out)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
 }

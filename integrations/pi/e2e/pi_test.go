@@ -18,11 +18,7 @@ import (
 	"github.com/continuity-dev/continuity/internal/testbin"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // piLine is one pi package line as installed by the setup step.
 type piLine struct {
