@@ -85,6 +85,12 @@ func newRig(t *testing.T, line piLine) *rig {
 	t.Helper()
 	cfg := supplier.PiAI()
 	cfg.BindIDs = true // Copilot binds item ids to the connection
+	return newRigWith(t, line, cfg)
+}
+
+// newRigWith is newRig against a supplier double configured by cfg.
+func newRigWith(t *testing.T, line piLine, cfg supplier.Config) *rig {
+	t.Helper()
 	sup, err := supplier.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
