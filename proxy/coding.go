@@ -2,7 +2,9 @@ package proxy
 
 import (
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
@@ -25,19 +27,24 @@ var (
 // payload is a request body as the proxy filters it and as the client sent
 // it. Codex compresses its Responses requests with zstd when it signs in
 // with ChatGPT to a provider it takes for OpenAI's; the proxy filters the
-// JSON inside and sends what it changed compressed the same way.
+// JSON inside and sends what it changed compressed the same way, so the
+// upstream gets the coding the client declared.
 type payload struct {
 	plain  []byte // the JSON body, decompressed when the client compressed it
 	sent   []byte // the bytes as the client sent them (plain when not compressed)
-	coding string // "gzip" or "zstd" when compressed, else ""
+	coding string // "gzip", "zstd" or "deflate" when compressed, else ""
+	// rawDeflate: the deflate body was a bare DEFLATE stream, not the zlib
+	// format HTTP names deflate, and is compressed again as one.
+	rawDeflate bool
 }
 
 // decodable reports whether a Content-Encoding is one the proxy can open:
-// none (or identity), gzip, or zstd. Anything else — br, deflate, a chain —
-// no known client sends to a Responses endpoint.
+// none (or identity), gzip, zstd or deflate. br (no decoder in the
+// standard library, and no known client sends it to a Responses endpoint)
+// and chains of codings are passed on unfiltered.
 func decodable(enc string) bool {
 	switch strings.ToLower(strings.TrimSpace(enc)) {
-	case "", "identity", "gzip", "zstd":
+	case "", "identity", "gzip", "zstd", "deflate":
 		return true
 	}
 	return false
@@ -50,6 +57,7 @@ func openPayload(sent []byte, enc string, limit int) (payload, error) {
 	if coding == "" || coding == "identity" {
 		return payload{plain: sent, sent: sent}, nil
 	}
+	pay := payload{sent: sent, coding: coding}
 	var rd io.Reader
 	switch coding {
 	case "gzip":
@@ -65,6 +73,17 @@ func openPayload(sent []byte, enc string, limit int) (payload, error) {
 		}
 		defer zr.Close()
 		rd = zr
+	case "deflate":
+		pay.rawDeflate = !zlibHeader(sent)
+		if pay.rawDeflate {
+			rd = flate.NewReader(bytes.NewReader(sent))
+		} else {
+			zr, err := zlib.NewReader(bytes.NewReader(sent))
+			if err != nil {
+				return payload{}, fmt.Errorf("%w (deflate: %v)", errUndecodable, err)
+			}
+			rd = zr
+		}
 	}
 	plain, err := io.ReadAll(io.LimitReader(rd, int64(limit)+1))
 	switch {
@@ -73,7 +92,18 @@ func openPayload(sent []byte, enc string, limit int) (payload, error) {
 	case err != nil:
 		return payload{}, fmt.Errorf("%w (%s: %v)", errUndecodable, coding, err)
 	}
-	return payload{plain: plain, sent: sent, coding: coding}, nil
+	pay.plain = plain
+	return pay, nil
+}
+
+// zlibHeader reports whether b starts with a zlib header (RFC 1950: the
+// DEFLATE method, and a check that makes the first two bytes a multiple of
+// 31). HTTP's deflate is the zlib format (RFC 9110 §8.4.1.2), but some
+// implementations send a bare DEFLATE stream under the name; its first
+// bytes fail this check but for a rare chance, and then it fails to
+// decompress by name rather than being guessed at.
+func zlibHeader(b []byte) bool {
+	return len(b) >= 2 && b[0]&0x0f == 8 && (uint(b[0])<<8|uint(b[1]))%31 == 0
 }
 
 // out is the body to forward: the client's own bytes when the filter left
@@ -86,15 +116,9 @@ func (b payload) out(pieces [][]byte, changed bool) ([][]byte, error) {
 		return pieces, nil
 	}
 	var buf bytes.Buffer
-	var w io.WriteCloser
-	if b.coding == "gzip" {
-		w, _ = gzip.NewWriterLevel(&buf, gzip.BestSpeed) // a valid level: no error
-	} else {
-		zw, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-		if err != nil {
-			return nil, err
-		}
-		w = zw
+	w, err := b.compressor(&buf)
+	if err != nil {
+		return nil, err
 	}
 	for _, p := range pieces {
 		if _, err := w.Write(p); err != nil {
@@ -105,4 +129,19 @@ func (b payload) out(pieces [][]byte, changed bool) ([][]byte, error) {
 		return nil, err
 	}
 	return [][]byte{buf.Bytes()}, nil
+}
+
+// compressor writes the body's coding into buf, at the fastest level: the
+// filtered body is on its way to the upstream and the client waits.
+func (b payload) compressor(buf *bytes.Buffer) (io.WriteCloser, error) {
+	switch {
+	case b.coding == "gzip":
+		return gzip.NewWriterLevel(buf, gzip.BestSpeed)
+	case b.coding == "zstd":
+		return zstd.NewWriter(buf, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	case b.rawDeflate:
+		return flate.NewWriter(buf, flate.BestSpeed)
+	default: // deflate, in the zlib format
+		return zlib.NewWriterLevel(buf, zlib.BestSpeed)
+	}
 }

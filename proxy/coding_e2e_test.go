@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	"io"
 	"net/http"
 	"strings"
@@ -22,6 +23,10 @@ func compress(t *testing.T, body []byte, coding string) []byte {
 		w := gzip.NewWriter(&buf)
 		w.Write(body)
 		w.Close()
+	case "deflate":
+		w := zlib.NewWriter(&buf)
+		w.Write(body)
+		w.Close()
 	case "zstd":
 		w, err := zstd.NewWriter(&buf)
 		if err != nil {
@@ -39,14 +44,14 @@ func compress(t *testing.T, body []byte, coding string) []byte {
 // zstd-compressed. Through the real binary such a thread switching from A
 // to B is filtered like a plain one — the supplier receives the filtered
 // body compressed the same way — while a request the filter leaves alone
-// reaches it as the client's own bytes; gzip works alike, and so does a
+// reaches it as the client's own bytes; gzip and deflate work alike, and so does a
 // body of a MiB or more. A body that does not decompress is refused by
 // name and not sent.
 func TestCompressedRequests(t *testing.T) {
 	t.Parallel()
 	sup := startSupplier(t)
 	px := startProxy(t, sup.URL(), "")
-	for _, coding := range []string{"zstd", "gzip"} {
+	for _, coding := range []string{"zstd", "gzip", "deflate"} {
 		c := &responsesClient{t: t, base: px.URL, session: "compressed-" + coding, coding: coding}
 		if st, _ := c.send(tokenA, "one"); st != 200 {
 			t.Fatalf("%s, first request: %d", coding, st)

@@ -2,27 +2,38 @@ package proxy
 
 import (
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
+	"compress/zlib"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
 )
 
-// TestOpenPayload: gzip and zstd bodies open to their JSON, a body past the
-// bound once decompressed is errDecodedTooLarge, a corrupt one
-// errUndecodable; a changed body is compressed again the same way, an
-// unchanged one goes as sent.
+// TestOpenPayload: gzip, zstd and deflate bodies (zlib, or a bare DEFLATE
+// stream) open to their JSON, a body past the bound once decompressed is
+// errDecodedTooLarge, a corrupt one errUndecodable; a changed body is
+// compressed again the same way, an unchanged one goes as sent.
 func TestOpenPayload(t *testing.T) {
 	plain := []byte(`{"input":[` + string(bytes.Repeat([]byte(`{"role":"user","content":"x"},`), 200)) + `{}]}`)
-	var gz, zs bytes.Buffer
+	var gz, zs, zl, raw bytes.Buffer
 	gw := gzip.NewWriter(&gz)
 	gw.Write(plain)
 	gw.Close()
 	zw, _ := zstd.NewWriter(&zs)
 	zw.Write(plain)
 	zw.Close()
-	for coding, sent := range map[string][]byte{"gzip": gz.Bytes(), "zstd": zs.Bytes(), "": plain} {
+	lw := zlib.NewWriter(&zl)
+	lw.Write(plain)
+	lw.Close()
+	fw, _ := flate.NewWriter(&raw, flate.DefaultCompression)
+	fw.Write(plain)
+	fw.Close()
+	bodies := map[string][]byte{"gzip": gz.Bytes(), "zstd": zs.Bytes(), "deflate": zl.Bytes(), "raw deflate": raw.Bytes(), "": plain}
+	for name, sent := range bodies {
+		coding := strings.TrimPrefix(name, "raw ")
 		pay, err := openPayload(sent, coding, len(plain))
 		if err != nil || !bytes.Equal(pay.plain, plain) {
 			t.Fatalf("%q: %v", coding, err)
@@ -36,8 +47,8 @@ func TestOpenPayload(t *testing.T) {
 			t.Fatal(err)
 		}
 		back, err := openPayload(bytes.Join(changed, nil), coding, 100)
-		if err != nil || string(back.plain) != `{"input":[]}` {
-			t.Fatalf("%q: the changed body compressed again opens to %q (%v)", coding, back.plain, err)
+		if err != nil || string(back.plain) != `{"input":[]}` || back.rawDeflate != pay.rawDeflate {
+			t.Fatalf("%q: the changed body compressed again opens to %q (%v), raw %v", name, back.plain, err, back.rawDeflate)
 		}
 		if coding == "" {
 			continue
@@ -49,7 +60,10 @@ func TestOpenPayload(t *testing.T) {
 			t.Fatalf("%q cut short: %v", coding, err)
 		}
 	}
-	if decodable("br") || decodable("gzip, zstd") || !decodable(" ZSTD") || !decodable("identity") {
+	if pay, _ := openPayload(raw.Bytes(), "deflate", len(plain)); !pay.rawDeflate {
+		t.Fatal("a bare DEFLATE stream was taken for zlib")
+	}
+	if decodable("br") || decodable("gzip, zstd") || !decodable(" ZSTD") || !decodable("identity") || !decodable("Deflate") {
 		t.Fatal("decodable")
 	}
 }

@@ -6,7 +6,8 @@
 // A POST to …/responses or …/responses/compact with a session key (the
 // body's prompt_cache_key, else the session of Codex's turn metadata, else
 // a session header; see readKeys) is read whole (decompressed when it is
-// gzip or zstd, as Codex sends it signed in with ChatGPT; see payload),
+// gzip, zstd or deflate — Codex sends zstd signed in with ChatGPT; see
+// payload),
 // filtered by the plugin's filter when the session's policy is
 // on, and forwarded; the upstream's answer streams back as it arrives while
 // a tap reads the response.output_item.done events (or the JSON output) to

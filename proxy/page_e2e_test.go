@@ -20,7 +20,7 @@ type responsesClient struct {
 	base    string
 	session string
 	history []json.RawMessage
-	// coding, when "zstd" or "gzip", compresses each request body so, as
+	// coding, when "zstd", "gzip" or "deflate", compresses each request body so, as
 	// Codex does when signed in with ChatGPT.
 	coding string
 	// sent is the last request body as it went on the wire.
