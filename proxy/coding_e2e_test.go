@@ -2,42 +2,22 @@ package proxy_test
 
 import (
 	"bytes"
-	"compress/gzip"
-	"compress/zlib"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/continuity-dev/continuity/fixtures/supplier"
 )
 
 // compress encodes body with coding ("" leaves it as it is).
 func compress(t *testing.T, body []byte, coding string) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	switch coding {
-	case "":
-		return body
-	case "gzip":
-		w := gzip.NewWriter(&buf)
-		w.Write(body)
-		w.Close()
-	case "deflate":
-		w := zlib.NewWriter(&buf)
-		w.Write(body)
-		w.Close()
-	case "zstd":
-		w, err := zstd.NewWriter(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(body)
-		w.Close()
-	default:
-		t.Fatalf("no coding %q", coding)
+	b, err := supplier.Encode(body, coding)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return buf.Bytes()
+	return b
 }
 
 // TestCompressedRequests: Codex signed in with ChatGPT sends its requests

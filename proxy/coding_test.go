@@ -3,13 +3,11 @@ package proxy
 import (
 	"bytes"
 	"compress/flate"
-	"compress/gzip"
-	"compress/zlib"
 	"errors"
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/continuity-dev/continuity/fixtures/supplier"
 )
 
 // TestOpenPayload: gzip, zstd and deflate bodies (zlib, or a bare DEFLATE
@@ -18,20 +16,19 @@ import (
 // compressed again the same way, an unchanged one goes as sent.
 func TestOpenPayload(t *testing.T) {
 	plain := []byte(`{"input":[` + string(bytes.Repeat([]byte(`{"role":"user","content":"x"},`), 200)) + `{}]}`)
-	var gz, zs, zl, raw bytes.Buffer
-	gw := gzip.NewWriter(&gz)
-	gw.Write(plain)
-	gw.Close()
-	zw, _ := zstd.NewWriter(&zs)
-	zw.Write(plain)
-	zw.Close()
-	lw := zlib.NewWriter(&zl)
-	lw.Write(plain)
-	lw.Close()
+	bodies := map[string][]byte{"": plain}
+	for _, coding := range []string{"gzip", "zstd", "deflate"} {
+		b, err := supplier.Encode(plain, coding)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies[coding] = b
+	}
+	var raw bytes.Buffer
 	fw, _ := flate.NewWriter(&raw, flate.DefaultCompression)
 	fw.Write(plain)
 	fw.Close()
-	bodies := map[string][]byte{"gzip": gz.Bytes(), "zstd": zs.Bytes(), "deflate": zl.Bytes(), "raw deflate": raw.Bytes(), "": plain}
+	bodies["raw deflate"] = raw.Bytes()
 	for name, sent := range bodies {
 		coding := strings.TrimPrefix(name, "raw ")
 		pay, err := openPayload(sent, coding, len(plain))

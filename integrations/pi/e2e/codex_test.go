@@ -21,17 +21,6 @@ type chatgpt struct {
 	refresh string
 }
 
-// chatgptAccounts are ChatGPT accounts A and B, with the supplier keys of
-// supplier.PiAI.
-func chatgptAccounts() []chatgpt {
-	var out []chatgpt
-	for _, name := range []string{"acct-A", "acct-B"} {
-		id := "chatgpt-" + name
-		out = append(out, chatgpt{name: name, id: id, access: accessToken(id), refresh: "rt_" + name + "_refresh"})
-	}
-	return out
-}
-
 // accessToken is an unsigned JWT naming the ChatGPT account, as pi reads
 // it (without verifying it). pi decodes the claims with atob, which takes
 // the standard base64 alphabet only, so the claims are padded until their
@@ -49,19 +38,25 @@ func accessToken(accountID string) string {
 }
 
 // newCodexRig is a rig whose pi uses the openai-codex provider (ChatGPT
-// subscription): the supplier double authenticates the accounts' access
-// tokens and serves ChatGPT's /backend-api/codex/responses, where
-// models.json points the provider's base URL.
-func newCodexRig(t *testing.T, line piLine, accts []chatgpt) *rig {
+// subscription), signed in as ChatGPT account a of the two it returns: the
+// supplier double authenticates the accounts' access tokens (with the keys
+// of supplier.PiAI) and serves ChatGPT's /backend-api/codex/responses,
+// where models.json points the provider's base URL.
+func newCodexRig(t *testing.T, line piLine) (r *rig, a, b chatgpt) {
 	t.Helper()
 	cfg := supplier.PiAI()
-	for i, a := range accts {
-		cfg.Accounts[i].Token = a.access
+	accts := make([]chatgpt, len(cfg.Accounts))
+	for i := range cfg.Accounts {
+		name := cfg.Accounts[i].Name
+		id := "chatgpt-" + name
+		accts[i] = chatgpt{name: name, id: id, access: accessToken(id), refresh: "rt_" + name + "_refresh"}
+		cfg.Accounts[i].Token = accts[i].access
 	}
-	r := newRigWith(t, line, cfg)
+	r = newRigWith(t, line, cfg)
 	r.write("models.json", map[string]any{"providers": map[string]any{"openai-codex": map[string]any{"baseUrl": r.sup.URL() + "/backend-api"}}})
 	r.write("settings.json", map[string]any{"defaultProvider": "openai-codex", "defaultModel": "gpt-5.4"})
-	return r
+	r.signIn(accts[0])
+	return r, accts[0], accts[1]
 }
 
 // signIn stores a's OAuth credential in auth.json, as pi's /login does,
@@ -81,15 +76,13 @@ func (r *rig) signIn(a chatgpt) {
 func TestPrintOpenAICodexAccountSwitches(t *testing.T) {
 	for _, line := range piLines(t) {
 		t.Run(line.name, func(t *testing.T) {
-			accts := chatgptAccounts()
-			r := newCodexRig(t, line, accts)
-			r.signIn(accts[0])
+			r, a, b := newCodexRig(t, line)
 			r.activate()
-			turns := []chatgpt{accts[0], accts[1], accts[0]}
-			for i, a := range turns {
-				r.signIn(a)
+			turns := []chatgpt{a, b, a}
+			for i, acct := range turns {
+				r.signIn(acct)
 				if res := r.print("", "list the files"); res.err != nil || strings.TrimSpace(res.stdout) == "" {
-					t.Fatalf("turn %d as %s: %v\nstdout:\n%s\nstderr:\n%s", i+1, a.name, res.err, res.stdout, res.stderr)
+					t.Fatalf("turn %d as %s: %v\nstdout:\n%s\nstderr:\n%s", i+1, acct.name, res.err, res.stdout, res.stderr)
 				}
 			}
 			reqs, trs := r.sup.Requests(), r.traces()
@@ -97,13 +90,13 @@ func TestPrintOpenAICodexAccountSwitches(t *testing.T) {
 				t.Fatalf("supplier saw %d requests, the extension traced %d; want %d (a tool step and an answer per turn)", len(reqs), len(trs), 2*len(turns))
 			}
 			for i, req := range reqs {
-				a := turns[i/2]
-				if req.Status != 200 || req.Account != a.name {
-					t.Fatalf("request %d: %d %q as %q, want accepted as %s", i+1, req.Status, req.Problem, req.Account, a.name)
+				acct := turns[i/2]
+				if req.Status != 200 || req.Account != acct.name {
+					t.Fatalf("request %d: %d %q as %q, want accepted as %s", i+1, req.Status, req.Problem, req.Account, acct.name)
 				}
-				if req.Path != "/backend-api/codex/responses" || req.Header.Get("Chatgpt-Account-Id") != a.id {
+				if req.Path != "/backend-api/codex/responses" || req.Header.Get("Chatgpt-Account-Id") != acct.id {
 					t.Fatalf("request %d went to %s with chatgpt-account-id %q, want ChatGPT's Codex endpoint with %s",
-						i+1, req.Path, req.Header.Get("Chatgpt-Account-Id"), a.id)
+						i+1, req.Path, req.Header.Get("Chatgpt-Account-Id"), acct.id)
 				}
 				if got := sha(req.Body); got != trs[i].SHA256 {
 					t.Fatalf("request %d: the supplier received bytes with sha256 %s, the plugin's output has %s", i+1, got, trs[i].SHA256)
@@ -129,14 +122,12 @@ func TestPrintOpenAICodexAccountSwitches(t *testing.T) {
 func TestPrintOpenAICodexSwitchWithPolicyOff(t *testing.T) {
 	for _, line := range piLines(t) {
 		t.Run(line.name, func(t *testing.T) {
-			accts := chatgptAccounts()
-			r := newCodexRig(t, line, accts)
-			r.signIn(accts[0])
+			r, _, b := newCodexRig(t, line)
 			if res := r.print("", "list the files"); res.err != nil {
 				t.Fatalf("turn 1 as A: %v\n%s", res.err, res.stderr)
 			}
 			before := len(r.sup.Requests())
-			r.signIn(accts[1])
+			r.signIn(b)
 			res := r.print("", "list the files")
 			after := r.sup.Requests()[before:]
 			if len(after) == 0 {
