@@ -85,9 +85,7 @@ func TestProvenanceBetweenTwoProxies(t *testing.T) {
 	dir := t.TempDir()
 	one, two := startProxy(t, sup.URL(), dir), startProxy(t, sup.URL(), dir)
 	c := &responsesClient{t: t, base: one.URL, session: "two-proxies"}
-	if st, _ := c.send(tokenA, "through one"); st != 200 {
-		t.Fatal(st)
-	}
+	c.accept(tokenA, "through one")
 	c.base = two.URL
 	if st, _ := c.send(tokenB, "through two as B"); st != 200 || reasoningSent(t, sup) != 0 {
 		t.Fatalf("through the second proxy: %d, %d reasoning items sent", st, reasoningSent(t, sup))
@@ -105,9 +103,7 @@ func TestBirthAcrossRestart(t *testing.T) {
 	dir := t.TempDir()
 	before := startProxy(t, sup.URL(), dir)
 	early := &responsesClient{t: t, base: before.URL, session: "born-early"}
-	if st, _ := early.send(tokenA, "while the default is on"); st != 200 {
-		t.Fatal(st)
-	}
+	early.accept(tokenA, "while the default is on")
 	before.Stop()
 	time.Sleep(5 * time.Millisecond) // the change is strictly later than the birth
 	if code, out := continuity(t, "policy", "--data-dir", dir, "--default", "off"); code != 0 {

@@ -27,6 +27,15 @@ type responsesClient struct {
 	sent []byte
 }
 
+// accept sends like send and fails the test unless the request is
+// accepted.
+func (c *responsesClient) accept(token, text string) {
+	c.t.Helper()
+	if st, hint := c.send(token, text); st != 200 {
+		c.t.Fatalf("%s: %q answered %d (hint %q)", c.session, text, st, hint)
+	}
+}
+
 // send appends a user message, sends the history as token and, when the
 // request is accepted, appends the response's output items. It returns the
 // status and the proxy's hint header.
@@ -81,13 +90,9 @@ func TestStatusPageInChromium(t *testing.T) {
 	one := &responsesClient{t: t, base: px.URL, session: "page-session-one"}
 	two := &responsesClient{t: t, base: px.URL, session: "page-session-two"}
 	for _, c := range []*responsesClient{one, two} {
-		if st, _ := c.send(tokenA, "hello"); st != 200 {
-			t.Fatalf("first request of %s: %d", c.session, st)
-		}
+		c.accept(tokenA, "hello")
 	}
-	if st, _ := one.send(tokenB, "as B"); st != 200 {
-		t.Fatalf("switching to B with the policy on: %d", st)
-	}
+	one.accept(tokenB, "as B")
 
 	b := startBrowser(t)
 	tab := b.open(px.Page)
