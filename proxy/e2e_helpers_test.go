@@ -27,8 +27,11 @@ func TestMain(m *testing.M) { testbin.Main(m) }
 
 // running is a `continuity proxy` process of a test.
 type running struct {
-	URL     string // http://127.0.0.1:PORT
-	Page    string // the status page's address with the secret fragment
+	URL  string // http://127.0.0.1:PORT
+	Page string // the status page's address with the secret fragment
+	// Remote are the page's addresses for other machines, printed for a
+	// wildcard listener.
+	Remote  []string
 	Secret  string
 	DataDir string
 	// Stop ends the process (SIGTERM) and waits for it; the test's cleanup
@@ -71,6 +74,9 @@ func startProxy(t *testing.T, upstream, dataDir string, extra ...string) *runnin
 		line := sc.Text()
 		if rest, ok := strings.CutPrefix(line, "continuity proxy listening on "); ok {
 			r.URL, _, _ = strings.Cut(rest, " ")
+		}
+		if rest, ok := strings.CutPrefix(line, "status page from other machines: "); ok {
+			r.Remote = append(r.Remote, rest)
 		}
 		if rest, ok := strings.CutPrefix(line, "status page: "); ok {
 			r.Page = rest

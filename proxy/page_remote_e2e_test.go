@@ -3,22 +3,25 @@ package proxy_test
 import (
 	"net"
 	"net/url"
+	"slices"
+	"strings"
 	"testing"
 )
 
 // TestStatusPageBeyondLoopback runs the proxy with --allow-remote on the
 // wildcard address and drives its page in real headless Chromium opened at
-// one of the machine's own addresses, as a person on the network would:
-// the page loads and a session is switched off there. The same page
+// the address printed for other machines, as a person on the network
+// would: the page loads and a session is switched off there. The same page
 // reached under a DNS name that resolves to the machine (the rebinding
 // attack; Chromium's --host-resolver-rules plays the attacker's DNS) is
 // refused though it holds the secret, and a page of another origin on the
 // same address cannot change anything.
 //
-// The address is the machine's first non-loopback IPv4 address, else
-// 127.0.0.2: a CI machine may have no network interface, and 127.0.0.2 is
-// an address the wildcard listener answers on that is neither the printed
-// one nor the one the helpers dial, which is the case that failed.
+// The printed address is one of the machine's non-loopback addresses. A CI
+// machine may have none; then the proxy prints none and the page is opened
+// at 127.0.0.2, an address the wildcard listener answers on that is
+// neither the printed one nor the one the helpers dial — the case that
+// failed before the guard judged the Host by the connection's address.
 func TestStatusPageBeyondLoopback(t *testing.T) {
 	t.Parallel()
 	sup := startSupplier(t)
@@ -28,12 +31,21 @@ func TestStatusPageBeyondLoopback(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := u.Port()
+	if !strings.HasPrefix(px.Page, "http://127.0.0.1:"+port+"/#k=") {
+		t.Fatalf("the status page for this machine is printed as %s, want the loopback address", px.Page)
+	}
+	page, addr := "http://127.0.0.2:"+port+"/#k="+px.Secret, "127.0.0.2"
+	if own := machineAddress(); own != "" {
+		page, addr = "http://"+net.JoinHostPort(own, port)+"/#k="+px.Secret, own
+		if !slices.Contains(px.Remote, page) {
+			t.Fatalf("the proxy printed %q for other machines, want %s among them", px.Remote, page)
+		}
+	}
 	c := &responsesClient{t: t, base: "http://127.0.0.1:" + port, session: "remote-session"}
 	c.accept(tokenA, "hello")
-	addr := machineAddress(t)
 	b := startBrowser(t, "--host-resolver-rules=MAP rebind.test "+addr)
 
-	tab := b.open("http://" + net.JoinHostPort(addr, port) + "/#k=" + px.Secret)
+	tab := b.open(page)
 	b.waitFor(tab, `document.body.dataset.loaded === "1"`)
 	b.eval(tab, `document.querySelector('button[data-session="remote-session"][data-policy="off"]').click()`, nil)
 	b.waitFor(tab, `document.querySelector('tr[data-session="remote-session"]').dataset.policy === "off"`)
@@ -68,21 +80,16 @@ func TestStatusPageBeyondLoopback(t *testing.T) {
 	}
 }
 
-// machineAddress is the machine's first non-loopback IPv4 address, else
-// 127.0.0.2 (see TestStatusPageBeyondLoopback).
-func machineAddress(t *testing.T) string {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		t.Logf("no interface addresses (%v): using 127.0.0.2", err)
-		return "127.0.0.2"
-	}
+// machineAddress is the machine's first non-loopback IPv4 address, ""
+// when it has none.
+func machineAddress() string {
+	addrs, _ := net.InterfaceAddrs() // none listed: none to use
 	for _, a := range addrs {
 		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && n.IP.IsGlobalUnicast() {
 			return n.IP.String()
 		}
 	}
-	t.Log("no non-loopback IPv4 address: using 127.0.0.2")
-	return "127.0.0.2"
+	return ""
 }
 
 // policyOf is a session's policy as the proxy's API reports it.

@@ -89,7 +89,8 @@ func proxyCmd(args []string) int {
 	}
 	secret := newSecret()
 	addr := ln.Addr().String()
-	page := "http://" + addr + "/"
+	hosts := pageHosts(ln.Addr().(*net.TCPAddr))
+	page := "http://" + hosts[0] + "/"
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.ResponseHeaderTimeout = *headerTimeout
 	cfg := proxy.Config{Upstream: up, Policy: policy, DB: db, Rule: proxy.Rule(*rule), Secret: secret, Transport: transport,
@@ -104,6 +105,9 @@ func proxyCmd(args []string) int {
 	}
 	// The upstream is named without a password its URL may carry.
 	fmt.Printf("continuity proxy listening on http://%s → %s (rule %s, data %s)\n", addr, up.Redacted(), *rule, dir)
+	for _, h := range hosts[1:] {
+		fmt.Printf("status page from other machines: http://%s/#k=%s\n", h, secret)
+	}
 	fmt.Printf("status page: %s#k=%s\n", page, secret)
 
 	served := make(chan error, 1)
