@@ -26,6 +26,7 @@ func TestCommandFlags(t *testing.T) {
 		{[]string{"demo"}, "-scenario"},
 		{[]string{"bench"}, "-sizes"},
 		{[]string{"scenario", "run"}, "-binary"},
+		{[]string{"scenario"}, "validate"},
 	} {
 		name := strings.Join(c.cmd, " ")
 		if code, out := testbin.Run(t, nil, append(c.cmd, "-h")...); code != 0 || !strings.Contains(out, c.flag) {

@@ -25,8 +25,15 @@ flags for run:
 
 // scenarioCmd runs or validates a host team's own scenario file.
 func scenarioCmd(args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+	switch {
+	case len(args) > 0 && (args[0] == "-h" || args[0] == "--help"):
 		fmt.Fprint(os.Stderr, scenarioUsage)
+		return 0
+	case len(args) == 0:
+		fmt.Fprint(os.Stderr, scenarioUsage)
+		return 2
+	case args[0] != "run" && args[0] != "validate":
+		fmt.Fprintf(os.Stderr, "continuity scenario: unknown subcommand %q\n\n%s", args[0], scenarioUsage)
 		return 2
 	}
 	sub, args := args[0], args[1:]
@@ -37,9 +44,8 @@ func scenarioCmd(args []string) int {
 	if code, ok := c.parse(args, 1); !ok {
 		return code
 	}
-	if (sub != "run" && sub != "validate") || c.NArg() != 1 {
-		fmt.Fprint(os.Stderr, scenarioUsage)
-		return 2
+	if c.NArg() != 1 {
+		return c.fail(2, "which scenario file?\n\n%s", scenarioUsage)
 	}
 	file := c.Arg(0)
 	b, err := os.ReadFile(file)
