@@ -24,8 +24,7 @@ type chatgpt struct {
 // accessToken is an unsigned JWT naming the ChatGPT account, as pi reads
 // it (without verifying it). pi decodes the claims with atob, which takes
 // the standard base64 alphabet only, so the claims are padded until their
-// base64url form has none of the two characters the alphabets differ in,
-// as real tokens' claims mostly have.
+// base64url form has none of the two characters the alphabets differ in.
 func accessToken(accountID string) string {
 	enc := base64.RawURLEncoding
 	for pad := ""; ; pad += "x" {
@@ -41,7 +40,8 @@ func accessToken(accountID string) string {
 // subscription), signed in as ChatGPT account a of the two it returns: the
 // supplier double authenticates the accounts' access tokens (with the keys
 // of supplier.PiAI) and serves ChatGPT's /backend-api/codex/responses,
-// where models.json points the provider's base URL.
+// where models.json points the provider's base URL. pi 1.x lists no
+// gpt-5.4 for the provider and uses its own default model instead.
 func newCodexRig(t *testing.T, line piLine) (r *rig, a, b chatgpt) {
 	t.Helper()
 	cfg := supplier.PiAI()
