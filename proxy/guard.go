@@ -51,7 +51,10 @@ func (p *Proxy) guard(r *http.Request, change bool) (reason string, ok bool) {
 // resolved to this machine — so only IP literals pass, plus, on a loopback
 // connection, localhost (browsers resolve it themselves) and the wildcard
 // address (a connection to 0.0.0.0 reaches loopback). The port must be the
-// connection's too.
+// connection's too, except on a loopback connection: a tunnel (ssh -L
+// 9000:localhost:8788, a container's port mapping) hands the browser's
+// request on from another local port, and the Origin check and the secret
+// still tie the request to the page the browser opened there.
 func hostArrivedAt(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
 	if !ok {
@@ -61,7 +64,7 @@ func hostArrivedAt(r *http.Request) bool {
 	if err != nil { // no port: the scheme's own
 		name, port = strings.Trim(r.Host, "[]"), "80"
 	}
-	if port != strconv.Itoa(local.Port) {
+	if port != strconv.Itoa(local.Port) && !local.IP.IsLoopback() {
 		return false
 	}
 	if local.IP.IsLoopback() && strings.EqualFold(name, "localhost") {
