@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -9,11 +8,7 @@ import (
 	"github.com/continuity-dev/continuity/internal/testbin"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // TestCheckExecutable: the machine's own build passes as its platform and
 // is refused as every other, in the other's format or CPU.
