@@ -8,31 +8,62 @@ import (
 	"sync/atomic"
 )
 
-// walkFinal yields, in order, the pieces of the payload that make up the
-// final bytes: the payload without its omitted reasoning items (each with
+// items is where walkFinal finds the input items: a scanned doc, or a
+// progress that hands them over as the scan finds them.
+type items interface {
+	// item returns input item k and the id cuts it refers to; ok is false
+	// when input has k items. It may block until the scan gets there.
+	item(k int) (it item, cuts []span, ok bool, err error)
+}
+
+// item is a scanned doc's item k.
+func (d *doc) item(k int) (item, []span, bool, error) {
+	if k >= len(d.items) {
+		return item{}, nil, false, nil
+	}
+	return d.items[k], d.idRanges, true, nil
+}
+
+// walkFinal yields, in order, the byte ranges of the payload that make up
+// the final bytes: the payload without its omitted reasoning items (each with
 // the separator that docs/design.md §2.3's cut rules give it) and, when strip is
 // set, without the id members of ordinary items that directly follow an
 // omitted item. omit(r) says whether the r-th reasoning item is omitted; it
 // may block until that is decided, which lets the digest follow the
-// fingerprints item by item. It returns the number of id members stripped.
+// fingerprints item by item, and src may block until the scan has found the
+// next item, which lets SelectStream follow the scan. The bytes after the
+// last item are yielded only once src says there is no further item. It
+// returns the number of id members stripped.
 //
 // The cut rules, item by item: a dropped item after a kept one goes with
 // the separator before it; a run of dropped items at the start of the array
 // goes with the separator after it; when every item is dropped, the items
 // and the separators between them go and the brackets keep their
 // whitespace. (appendCuts states the same rules for a whole container.)
-func walkFinal(payload []byte, d *doc, strip bool, omit func(r int) (bool, error), emit func([]byte) error) (stripped int, err error) {
-	if len(d.items) == 0 {
-		return 0, emit(payload)
+func walkFinal(payload []byte, src items, strip bool, omit func(r int) (bool, error), emit func(span) error) (stripped int, err error) {
+	first, _, ok, err := src.item(0)
+	switch {
+	case err != nil:
+		return 0, err
+	case !ok:
+		return 0, emit(span{0, len(payload)})
 	}
-	pos := d.items[0].start
-	if err := emit(payload[:pos]); err != nil {
+	pos := first.start
+	if err := emit(span{0, pos}); err != nil {
 		return 0, err
 	}
 	keptAny, prevOmitted := false, false
+	var last item
 	r := 0 // reasoning items seen
-	for k := range d.items {
-		it := &d.items[k]
+	for k := 0; ; k++ {
+		it, cuts, ok, err := src.item(k)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			break
+		}
+		last = it
 		dropped := false
 		if it.kind.encrypted() {
 			if dropped, err = omit(r); err != nil {
@@ -51,23 +82,23 @@ func walkFinal(payload []byte, d *doc, strip bool, omit func(r int) (bool, error
 			pos, keptAny = it.start, true // the leading run and the separator after it
 		}
 		if prevOmitted && strip && it.ids > 0 && it.kind == kindOrdinary {
-			for _, c := range d.idRanges[it.idRemove.start:it.idRemove.end] {
-				if err := emit(payload[pos:c.start]); err != nil {
+			for _, c := range cuts[it.idRemove.start:it.idRemove.end] {
+				if err := emit(span{pos, c.start}); err != nil {
 					return 0, err
 				}
 				pos = c.end
 			}
 			stripped += int(it.ids)
 		}
-		if err := emit(payload[pos:it.end]); err != nil {
+		if err := emit(span{pos, it.end}); err != nil {
 			return 0, err
 		}
 		pos, prevOmitted = it.end, false
 	}
 	if !keptAny {
-		pos = d.items[len(d.items)-1].end // everything went
+		pos = last.end // everything went
 	}
-	return stripped, emit(payload[pos:])
+	return stripped, emit(span{pos, len(payload)})
 }
 
 // decisions publishes, in order, whether each reasoning item is omitted, so
@@ -196,7 +227,8 @@ func startDigest(ctx context.Context, payload []byte, strip bool, ds *decisions,
 		// The first hashed bytes of the final bytes are payload[:hashed]:
 		// nothing before the frontier is cut.
 		skip := hashed
-		_, g.err = walkFinal(payload, d, strip, ds.await, func(b []byte) error {
+		_, g.err = walkFinal(payload, d, strip, ds.await, func(c span) error {
+			b := payload[c.start:c.end]
 			if skip >= len(b) {
 				skip -= len(b)
 				return nil

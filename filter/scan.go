@@ -132,6 +132,7 @@ func (s *scanner) input(i int, d *doc) (int, error) {
 		}
 		d.items = append(d.items, it)
 		s.front.advance(it.end)
+		s.prog.publish(d)
 		i = s.WS(i)
 		if i < len(b) && b[i] == ',' {
 			i = s.WS(i + 1)

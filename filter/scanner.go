@@ -12,6 +12,7 @@ import (
 type scanner struct {
 	jsonscan.Scanner
 	front *frontier // may be nil
+	prog  *progress // may be nil: SelectStream's readers of the scan
 	// compaction makes compaction items with encrypted_content candidates
 	// for omission (kindCompaction); the plugin's Turn never omits them.
 	compaction bool

@@ -185,7 +185,8 @@ func (t *Turn) finish(res Result, payload []byte, d *doc, ds *decisions, g *dige
 	}
 	stripped := 0
 	if keep || h != nil {
-		stripped, _ = walkFinal(payload, d, t.opts.StripPairedIDs, ds.await, func(b []byte) error {
+		stripped, _ = walkFinal(payload, d, t.opts.StripPairedIDs, ds.await, func(c span) error {
+			b := payload[c.start:c.end]
 			if keep {
 				pieces = append(pieces, b)
 			}

@@ -154,25 +154,25 @@ func (p *Proxy) omit(ctx context.Context, body []byte, pl placed, acct Account) 
 	if p.cfg.Rule == RuleTurn {
 		return pl.turn.Apply(ctx, body, nil)
 	}
-	var failed error
+	var failed atomic.Pointer[error]
 	res, err := filter.Select(ctx, body, filter.Options{StripPairedIDs: true, NoCopy: true}, nil, p.provenance(ctx, pl, acct, &failed))
-	if err == nil && failed != nil {
-		return res, failed
+	if e := failed.Load(); err == nil && e != nil {
+		return res, *e
 	}
 	return res, err
 }
 
 // provenance is the provenance rule's decision for a request of account
 // acct placed as pl. An issuer the ledger could not be asked about is
-// stored in *failed, and the request must then not be sent.
-func (p *Proxy) provenance(ctx context.Context, pl placed, acct Account, failed *error) func(filter.Candidate) bool {
+// stored in failed (the first one; the decisions may run on another
+// goroutine than the one that reads it), and the request must then not be
+// sent.
+func (p *Proxy) provenance(ctx context.Context, pl placed, acct Account, failed *atomic.Pointer[error]) func(filter.Candidate) bool {
 	return func(c filter.Candidate) bool {
 		issuer, known, err := p.issuers.issuer(ctx, c.Fingerprint)
 		switch {
 		case err != nil:
-			if *failed == nil {
-				*failed = err
-			}
+			failed.CompareAndSwap(nil, &err)
 			return true
 		case known:
 			return issuer != acct

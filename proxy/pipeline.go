@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"sync/atomic"
 
@@ -22,39 +21,42 @@ var errRequestDone = errors.New("proxy: the upstream request ended")
 
 // pipeline forwards body, filtered by the provenance rule, as the filter
 // emits it. The filter runs on its own goroutine, owned by this call: it
-// writes into a pipe the upstream request reads, and this call waits for
-// it before returning. A filter error aborts the upstream request and is
-// answered as a named 400 (see upstreamFailed).
+// hands the final bytes to the body the upstream request reads (slices of
+// body, not copies), and this call waits for it before returning. A filter
+// error aborts the upstream request and is answered as a named 400 (see
+// upstreamFailed).
 func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, body []byte, pl placed, fl *flight) {
-	pr, pw := io.Pipe()
+	sb := newStreamBody()
 	fl.filterErr = new(atomic.Pointer[error])
 	done := make(chan filter.Omitted, 1)
 	go func() {
-		var failed error // a ledger failure: the body must not end well
+		// A ledger failure, stored by the decisions (on the filter's
+		// hashing goroutines) and read before each send: the body must
+		// not end well.
+		var failed atomic.Pointer[error]
 		res, err := filter.SelectStream(r.Context(), body, filter.Options{StripPairedIDs: true}, nil,
 			p.provenance(r.Context(), pl, fl.account, &failed), func(b []byte) error {
-				if failed != nil {
-					return failed
+				if e := failed.Load(); e != nil {
+					return *e
 				}
-				_, err := pw.Write(b)
-				return err
+				return sb.send(b)
 			})
-		if err == nil {
-			err = failed
+		if e := failed.Load(); err == nil && e != nil {
+			err = *e
 		}
 		if err != nil && !errors.Is(err, errRequestDone) {
 			fl.filterErr.Store(&err)
 		}
-		pw.CloseWithError(err) // nil: the body ends here
+		sb.finish(err) // nil: the body ends here
 		done <- res.Omitted
 	}()
 	out := r.Clone(r.Context())
-	out.Body = pr
+	out.Body = sb
 	out.ContentLength = -1
 	out.Header.Del("Content-Length")
 	out.GetBody = nil
 	p.filtered.ServeHTTP(w, withFlight(out, fl))
-	pr.CloseWithError(errRequestDone)
+	sb.Close()
 	p.sent(fl, <-done)
 }
 

@@ -1,0 +1,101 @@
+package filter
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+)
+
+// streamHasher fingerprints the encrypted items of a payload still being
+// scanned, taking them in input order as the scan publishes them, and
+// publishes the caller's decision on each in order. Its workers take items
+// from a shared counter, as hashAll's do: one starts with the scan, and the
+// scanning goroutine joins once the scan is done, so a payload that is
+// mostly ciphertext is still hashed on two cores.
+type streamHasher struct {
+	payload []byte
+	prog    *progress
+	ds      *decisions // sized for MaxReasoningItems: readers index it lock-free
+	omit    func(Candidate) bool
+
+	next atomic.Int64 // the next candidate to take
+
+	mu        sync.Mutex // guards the fields below
+	done      []hashed   // by candidate, filled as workers finish them
+	published int        // decisions made: done[:published] are decided
+	omitted   Omitted    // what the decisions made so far cut
+}
+
+// hashed is one fingerprinted candidate waiting for its turn to be decided.
+type hashed struct {
+	ok    bool
+	c     Candidate
+	kind  itemKind
+	units int
+}
+
+func newStreamHasher(payload []byte, prog *progress, omit func(Candidate) bool) *streamHasher {
+	ds := newDecisions()
+	ds.init(MaxReasoningItems)
+	return &streamHasher{payload: payload, prog: prog, ds: ds, omit: omit}
+}
+
+// work fingerprints candidates until there are none left or the call fails.
+// It returns nil when the scan ended without further candidates, errStopped
+// when the scan failed or another worker's error stopped it, and the
+// hashing's own error otherwise (after which f.stop stops the others).
+func (h *streamHasher) work(f *fingerprinter) error {
+	for {
+		r := int(h.next.Add(1) - 1)
+		it, index, ok, err := h.prog.candidate(r)
+		if err != nil || !ok {
+			return err
+		}
+		if f.stop.Load() {
+			return errStopped
+		}
+		sum, units, err := f.fingerprint(h.payload[it.cipher.start:it.cipher.end], it.cipherPlain)
+		if err != nil {
+			f.stop.Store(true)
+			return err
+		}
+		c := Candidate{Kind: Reasoning, Index: index, Fingerprint: sum}
+		if it.kind == kindCompaction {
+			c.Kind = Compaction
+		}
+		h.finished(r, hashed{ok: true, c: c, kind: it.kind, units: units})
+	}
+}
+
+// finished records candidate r and decides every candidate whose
+// predecessors are all decided, in order and one at a time.
+func (h *streamHasher) finished(r int, x hashed) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for len(h.done) <= r {
+		h.done = append(h.done, hashed{})
+	}
+	h.done[r] = x
+	for h.published < len(h.done) && h.done[h.published].ok {
+		d := &h.done[h.published]
+		omit := h.omit(d.c)
+		if omit {
+			h.omitted.count(d.kind, d.units)
+		}
+		h.ds.set(h.published, omit)
+		h.published++
+	}
+}
+
+// joined is the error of a call whose two workers returned a and b: the
+// hashing's own error when there is one; errStopped alone means the scan
+// failed, which the caller reports itself.
+func joined(a, b error) error {
+	if a == nil || errors.Is(a, errStopped) {
+		a = b
+	}
+	if errors.Is(a, errStopped) {
+		return nil
+	}
+	return a
+}

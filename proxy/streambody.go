@@ -1,0 +1,109 @@
+package proxy
+
+import (
+	"errors"
+	"io"
+	"sync"
+)
+
+// streamBody is the body of a pipelined upstream request: the filter hands
+// it the final bytes as borrowed slices of the request buffer (which
+// outlives the upstream request and is never written to), and the
+// transport's writer takes each slice as it is, so the bytes go from the
+// buffer to the connection without being copied into a pipe. WriteTo
+// writes every slice in one call; Read serves a reader that copies.
+//
+// The filter's goroutine calls send and finish; the transport calls Read
+// or WriteTo and Close, Close possibly from another goroutine.
+type streamBody struct {
+	pieces chan []byte   // unbuffered: send returns once the writer took the slice
+	closed chan struct{} // closed by Close: the transport is done with the body
+	once   sync.Once
+	err    error  // why the body ended; set before pieces is closed
+	rest   []byte // what Read has not yet copied of the current slice
+}
+
+func newStreamBody() *streamBody {
+	return &streamBody{pieces: make(chan []byte), closed: make(chan struct{})}
+}
+
+// send hands b to the transport, or fails with errRequestDone once the
+// transport has closed the body.
+func (s *streamBody) send(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	select {
+	case s.pieces <- b:
+		return nil
+	case <-s.closed:
+		return errRequestDone
+	}
+}
+
+// finish ends the body: well when err is nil, else with err, which makes
+// the transport abort the request so that the upstream never sees the
+// body complete.
+func (s *streamBody) finish(err error) {
+	s.err = err
+	close(s.pieces)
+}
+
+// next waits for the next slice; at the end it returns the body's error,
+// io.EOF when it ended well.
+func (s *streamBody) next() ([]byte, error) {
+	b, ok := <-s.pieces
+	if ok {
+		return b, nil
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	return nil, io.EOF
+}
+
+// WriteTo writes each slice to w as the filter sends it.
+func (s *streamBody) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	if len(s.rest) > 0 {
+		m, err := w.Write(s.rest)
+		n, s.rest = n+int64(m), nil
+		if err != nil {
+			return n, err
+		}
+	}
+	for {
+		b, err := s.next()
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		m, err := w.Write(b)
+		n += int64(m)
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// Read copies the bytes sent so far into p.
+func (s *streamBody) Read(p []byte) (int, error) {
+	if len(s.rest) == 0 {
+		b, err := s.next()
+		if err != nil {
+			return 0, err
+		}
+		s.rest = b
+	}
+	n := copy(p, s.rest)
+	s.rest = s.rest[n:]
+	return n, nil
+}
+
+// Close tells the filter that the transport no longer reads the body.
+func (s *streamBody) Close() error {
+	s.once.Do(func() { close(s.closed) })
+	return nil
+}
