@@ -25,6 +25,8 @@ func (s *scanner) classify(it *item, index int, members []member, d *doc) error 
 		case "id":
 			m.isID = true
 			it.ids++
+		case "role":
+			it.role = m.val // the last one, as a placing reader takes it
 		}
 		if slot != nil {
 			if *slot >= 0 {
@@ -43,7 +45,8 @@ func (s *scanner) classify(it *item, index int, members []member, d *doc) error 
 	if typ < 0 {
 		return nil
 	}
-	tv := b[members[typ].val.start:members[typ].val.end]
+	it.typ = members[typ].val
+	tv := b[it.typ.start:it.typ.end]
 	switch {
 	case s.StrIs(tv, "reasoning"):
 		it.kind = kindReasoning

@@ -41,6 +41,7 @@ type item struct {
 	cipher      span  // encrypted_content string content, without quotes (reasoning only)
 	idRemove    span  // index range into doc.idRanges of the cuts that remove its id members
 	ids         int32 // id members in this item
+	typ, role   span  // the type and role members' values, quotes included; empty when absent (Shape)
 	kind        itemKind
 	cipherPlain bool // cipher is printable ASCII without escapes: its bytes are its value
 }
@@ -48,9 +49,10 @@ type item struct {
 // doc is what one scan learns about a payload.
 type doc struct {
 	items     []item
-	reasoning []int  // indexes into items of reasoning (and selected compaction) items, in order
-	idRanges  []span // cuts removing id members, referenced by item.idRemove
-	problem   error  // first UNSUPPORTED_REASONING, reported once the scan validated everything
+	reasoning []int             // indexes into items of reasoning (and selected compaction) items, in order
+	idRanges  []span            // cuts removing id members, referenced by item.idRemove
+	problem   error             // first UNSUPPORTED_REASONING, reported once the scan validated everything
+	top       []jsonscan.Member // the top-level members, in order (Shape)
 }
 
 // member is one name/value pair of an object, for separator-exact removal.
@@ -64,24 +66,11 @@ type member struct {
 // scan validates the payload (unless trusted) and indexes its input items.
 func (s *scanner) scan() (*doc, error) {
 	d := &doc{}
-	b := s.B
 	sawInput := false
 	err := s.Document(func(keyStart, keyEnd, v int) (int, error) {
-		if !s.StrIs(b[keyStart:keyEnd], "input") {
-			return s.Value(v)
-		}
-		if sawInput {
-			return 0, diag.New(diag.InvalidPayload, "payload has more than one input member")
-		}
-		sawInput = true
-		switch {
-		case v < len(b) && b[v] == '[':
-			return s.input(v, d)
-		case v < len(b) && b[v] == '"':
-			// The string shorthand is one user message: nothing to omit.
-			return s.Str(v)
-		}
-		return 0, diag.New(diag.InvalidPayload, "payload input is neither an array nor a string")
+		end, err := s.member(keyStart, keyEnd, v, d, &sawInput)
+		d.top = append(d.top, jsonscan.Member{KeyStart: keyStart, KeyEnd: keyEnd, ValStart: v, ValEnd: end})
+		return end, err
 	})
 	if errors.As(err, new(jsonscan.ErrNotObject)) {
 		return nil, diag.New(diag.InvalidPayload, "payload is not a JSON object")
@@ -90,6 +79,28 @@ func (s *scanner) scan() (*doc, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// member scans the value at v of the top-level member named by
+// s.B[keyStart:keyEnd]: input's items are indexed, every other value
+// skipped.
+func (s *scanner) member(keyStart, keyEnd, v int, d *doc, sawInput *bool) (int, error) {
+	b := s.B
+	if !s.StrIs(b[keyStart:keyEnd], "input") {
+		return s.Value(v)
+	}
+	if *sawInput {
+		return 0, diag.New(diag.InvalidPayload, "payload has more than one input member")
+	}
+	*sawInput = true
+	switch {
+	case v < len(b) && b[v] == '[':
+		return s.input(v, d)
+	case v < len(b) && b[v] == '"':
+		// The string shorthand is one user message: nothing to omit.
+		return s.Str(v)
+	}
+	return 0, diag.New(diag.InvalidPayload, "payload input is neither an array nor a string")
 }
 
 // input indexes the input array that starts at i.
@@ -103,7 +114,7 @@ func (s *scanner) input(i int, d *doc) (int, error) {
 	var members []member
 	for {
 		if len(d.items) == MaxItems {
-			return 0, diag.Newf(diag.InvalidPayload, "input has more than %d items", MaxItems).With("limit", MaxItems)
+			return 0, tooManyItems()
 		}
 		it := item{span: span{start: i}}
 		var err error
@@ -112,7 +123,7 @@ func (s *scanner) input(i int, d *doc) (int, error) {
 				return 0, err
 			}
 			it.end = i
-			if err = s.classify(&it, len(d.items), members, d); err != nil {
+			if err = s.add(it, members, d); err != nil {
 				return 0, err
 			}
 		} else {
@@ -123,16 +134,6 @@ func (s *scanner) input(i int, d *doc) (int, error) {
 			}
 			return 0, diag.Newf(diag.InvalidPayload, "input item %d is not an object", len(d.items)).With("item", len(d.items))
 		}
-		if it.kind.encrypted() {
-			if len(d.reasoning) == MaxReasoningItems {
-				return 0, diag.Newf(diag.ItemLimit, "input has more than %d reasoning items", MaxReasoningItems).With("limit", MaxReasoningItems)
-			}
-			d.reasoning = append(d.reasoning, len(d.items))
-			s.front.freeze()
-		}
-		d.items = append(d.items, it)
-		s.front.advance(it.end)
-		s.prog.publish(d)
 		i = s.WS(i)
 		if i < len(b) && b[i] == ',' {
 			i = s.WS(i + 1)
@@ -143,6 +144,29 @@ func (s *scanner) input(i int, d *doc) (int, error) {
 		}
 		return 0, syntaxError(i)
 	}
+}
+
+func tooManyItems() error {
+	return diag.Newf(diag.InvalidPayload, "input has more than %d items", MaxItems).With("limit", MaxItems)
+}
+
+// add classifies the input item it, whose members the scan has just read,
+// and appends it to d.
+func (s *scanner) add(it item, members []member, d *doc) error {
+	if err := s.classify(&it, len(d.items), members, d); err != nil {
+		return err
+	}
+	if it.kind.encrypted() {
+		if len(d.reasoning) == MaxReasoningItems {
+			return diag.Newf(diag.ItemLimit, "input has more than %d reasoning items", MaxReasoningItems).With("limit", MaxReasoningItems)
+		}
+		d.reasoning = append(d.reasoning, len(d.items))
+		s.front.freeze()
+	}
+	d.items = append(d.items, it)
+	s.front.advance(it.end)
+	s.prog.publish(d)
+	return nil
 }
 
 // object skips the object at i, appending its members to dst.

@@ -13,6 +13,10 @@ type scanner struct {
 	jsonscan.Scanner
 	front *frontier // may be nil
 	prog  *progress // may be nil: SelectStream's readers of the scan
+	// arrive, for a scan that follows a payload being read (followScan),
+	// says how much of whole has arrived; B is then whole's arrived part.
+	arrive *arrival
+	whole  []byte
 	// compaction makes compaction items with encrypted_content candidates
 	// for omission (kindCompaction); the plugin's Turn never omits them.
 	compaction bool

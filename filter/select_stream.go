@@ -1,11 +1,6 @@
 package filter
 
-import (
-	"context"
-	"sync/atomic"
-
-	"github.com/continuity-dev/continuity/jsonscan"
-)
+import "context"
 
 // SelectStream is Select for a caller that sends the final bytes on as they
 // become final — a proxy streaming the request to its upstream — instead
@@ -33,58 +28,10 @@ import (
 // SelectStream returns.
 func SelectStream(ctx context.Context, payload []byte, opts Options, revoked func() error,
 	omit func(Candidate) bool, emit func([]byte) error) (Result, error) {
-	fp := fingerprinter{ctx: ctx, revoked: revoked, spent: new(atomic.Int64), stop: new(atomic.Bool)}
-	if err := fp.poll(); err != nil {
+	if err := (&fingerprinter{ctx: ctx, revoked: revoked}).poll(); err != nil {
 		return Result{}, err
 	}
-	prog := newProgress()
-	h := newStreamHasher(payload, prog, omit)
-	type written struct {
-		stripped int
-		err      error
-	}
-	walked := make(chan written, 1)
-	go func() {
-		out := &run{payload: payload, emit: emit}
-		n, err := walkFinal(payload, out.items(prog), opts.StripPairedIDs, out.decisions(h.ds), out.add)
-		if err == nil {
-			err = out.flush()
-		}
-		walked <- written{n, err}
-	}()
-	hashing := make(chan error, 1)
-	sibling := fp.sibling()
-	go func() { hashing <- h.work(sibling) }()
-
-	sc := scanner{Scanner: jsonscan.Scanner{B: payload, Trusted: opts.Prevalidated}, compaction: true, prog: prog}
-	d, err := sc.scan()
-	if err != nil {
-		d, err = nil, named(err)
-	} else if d.problem != nil {
-		err = d.problem
-	}
-	prog.end(d, err)
-	var herr error
-	if err == nil {
-		herr = h.work(&fp) // the scan is done: help hash what is left
-	}
-	herr = joined(herr, <-hashing)
-	if err == nil && herr == nil {
-		herr = fp.poll()
-	}
-	if err != nil || herr != nil {
-		h.ds.stop()
-	}
-	w := <-walked
-	switch {
-	case err != nil:
-		return Result{}, err
-	case herr != nil:
-		return Result{}, herr
-	}
-	res := Result{Omitted: h.omitted}
-	res.Omitted.StrippedIDs = w.stripped
-	return res, w.err
+	return startStream(ctx, payload, opts, revoked, nil).Send(omit, emit)
 }
 
 // emitRun is how many final bytes SelectStream gathers into one piece

@@ -8,7 +8,8 @@ import (
 
 // streamHasher fingerprints the encrypted items of a payload still being
 // scanned, taking them in input order as the scan publishes them, and
-// publishes the caller's decision on each in order. Its workers take items
+// publishes the caller's decision on each in order once the caller has
+// said how to decide (decide): the hashing may run ahead of that. Its workers take items
 // from a shared counter, as hashAll's do: one starts with the scan, and the
 // scanning goroutine joins once the scan is done, so a payload that is
 // mostly ciphertext is still hashed on two cores.
@@ -16,14 +17,14 @@ type streamHasher struct {
 	payload []byte
 	prog    *progress
 	ds      *decisions // sized for MaxReasoningItems: readers index it lock-free
-	omit    func(Candidate) bool
 
 	next atomic.Int64 // the next candidate to take
 
-	mu        sync.Mutex // guards the fields below
-	done      []hashed   // by candidate, filled as workers finish them
-	published int        // decisions made: done[:published] are decided
-	omitted   Omitted    // what the decisions made so far cut
+	mu        sync.Mutex           // guards the fields below
+	omit      func(Candidate) bool // nil until decide
+	done      []hashed             // by candidate, filled as workers finish them
+	published int                  // decisions made: done[:published] are decided
+	omitted   Omitted              // what the decisions made so far cut
 }
 
 // hashed is one fingerprinted candidate waiting for its turn to be decided.
@@ -34,10 +35,19 @@ type hashed struct {
 	units int
 }
 
-func newStreamHasher(payload []byte, prog *progress, omit func(Candidate) bool) *streamHasher {
+func newStreamHasher(payload []byte, prog *progress) *streamHasher {
 	ds := newDecisions()
 	ds.init(MaxReasoningItems)
-	return &streamHasher{payload: payload, prog: prog, ds: ds, omit: omit}
+	return &streamHasher{payload: payload, prog: prog, ds: ds}
+}
+
+// decide starts the decisions: omit is called on every candidate hashed so
+// far and, from now on, on each as soon as it and those before it are.
+func (h *streamHasher) decide(omit func(Candidate) bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.omit = omit
+	h.publish()
 }
 
 // work fingerprints candidates until there are none left or the call fails.
@@ -67,8 +77,7 @@ func (h *streamHasher) work(f *fingerprinter) error {
 	}
 }
 
-// finished records candidate r and decides every candidate whose
-// predecessors are all decided, in order and one at a time.
+// finished records candidate r and publishes what that makes decidable.
 func (h *streamHasher) finished(r int, x hashed) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -76,7 +85,13 @@ func (h *streamHasher) finished(r int, x hashed) {
 		h.done = append(h.done, hashed{})
 	}
 	h.done[r] = x
-	for h.published < len(h.done) && h.done[h.published].ok {
+	h.publish()
+}
+
+// publish decides, in order, every candidate hashed whose predecessors are
+// all decided, once decide has been called. h.mu must be held.
+func (h *streamHasher) publish() {
+	for h.omit != nil && h.published < len(h.done) && h.done[h.published].ok {
 		d := &h.done[h.published]
 		omit := h.omit(d.c)
 		if omit {

@@ -44,7 +44,8 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		p.plain.ServeHTTP(w, r)
 		return
 	}
-	sent, err := readBody(w, r)
+	sent, st, err := readRequest(w, r, enc)
+	defer closeStream(st)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -66,7 +67,7 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := pay.plain
-	keys, err := readKeys(r.Header, body)
+	keys, invalid, err := keysOf(r.Header, body, st)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, diag.InvalidPayload, "continuity proxy: the request was not sent: "+err.Error())
 		return
@@ -75,11 +76,13 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	if keys.session == "" || !authed {
 		// No session to keep a policy for, or no account to bind content
 		// to: the request goes out exactly as it came.
+		closeStream(st)
 		p.forward(w, r, [][]byte{sent}, nil)
 		return
 	}
 	now := p.cfg.Now()
 	if keys.side() {
+		closeStream(st)
 		p.side(w, r, sent, keys, acct, now)
 		return
 	}
@@ -98,19 +101,19 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	on := p.sessions.pin(keys.session, pl.seq, res.Enabled, p.cfg.Rule == RuleTurn)
 	fl := &flight{session: keys.session, account: acct, on: on, seq: pl.seq}
-	// A compressed body is filtered whole, then compressed whole: doing it
-	// while pipelined measured slower (see docs/protocol.md §11).
-	if on && p.cfg.Rule == RuleProvenance && len(body) >= pipelineFrom && pay.coding == "" {
-		p.pipeline(w, r, body, pl, fl)
+	if on && p.cfg.Rule == RuleProvenance && st != nil {
+		p.followed(w, r, st, invalid, pl, fl)
 		return
 	}
+	closeStream(st) // not filtered, or by the turn rule
+	// A compressed body is filtered whole, then compressed whole: doing it
+	// while pipelined measured slower (see docs/protocol.md §11).
 	out, changed := [][]byte{body}, false
 	var om filter.Omitted
 	if on {
 		fr, err := p.omit(r.Context(), body, pl, acct)
 		if err != nil {
-			p.cfg.Log.Warn("request not filtered", zap.String("session", keys.session), zapErr(err))
-			writeError(w, notFilteredStatus(err), diagCode(err, diag.InvalidPayload), "continuity proxy: the request was not sent: "+err.Error())
+			p.notFiltered(w, fl, err)
 			return
 		}
 		if changed = fr.Changed(); changed {
@@ -124,6 +127,38 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	p.sent(fl, om)
 	p.forward(w, r, out, fl)
+}
+
+// followed filters a body the filter has followed by the provenance rule
+// and forwards it: from pipelineFrom bytes while it is being filtered, else
+// once it is, with a Content-Length. invalid is the filter's verdict on
+// the body.
+func (p *Proxy) followed(w http.ResponseWriter, r *http.Request, st *filter.Stream, invalid error, pl placed, fl *flight) {
+	if invalid != nil {
+		p.notFiltered(w, fl, invalid)
+		return
+	}
+	if r.ContentLength >= pipelineFrom {
+		p.pipeline(w, r, st, pl, fl)
+		return
+	}
+	var pieces [][]byte
+	om, err := p.sendFollowed(r.Context(), st, pl, fl.account, func(b []byte) error {
+		pieces = append(pieces, b)
+		return nil
+	})
+	if err != nil {
+		p.notFiltered(w, fl, err)
+		return
+	}
+	p.sent(fl, om)
+	p.forward(w, r, pieces, fl)
+}
+
+// notFiltered answers a request the filter did not let out.
+func (p *Proxy) notFiltered(w http.ResponseWriter, fl *flight, err error) {
+	p.cfg.Log.Warn("request not filtered", zap.String("session", fl.session), zapErr(err))
+	writeError(w, notFilteredStatus(err), diagCode(err, diag.InvalidPayload), "continuity proxy: the request was not sent: "+err.Error())
 }
 
 // sent records what a forwarded request omitted.

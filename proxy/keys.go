@@ -13,8 +13,9 @@ import (
 const codexTurnHeader = "X-Codex-Turn-Metadata"
 
 // requestKeys is what the proxy reads from one request to place it: the
-// session, the turn signal, and who is asking. The body is scanned
-// (scanBody), never decoded; input items are looked at by type and role
+// session, the turn signal, and who is asking. The body is scanned — by
+// the filter's own scan when it follows the body (shapeKeys), else by
+// scanBody — never decoded; input items are looked at by type and role
 // only.
 type requestKeys struct {
 	session string // "" means: pass through natively
@@ -39,10 +40,20 @@ type requestKeys struct {
 var sessionHeaders = []string{"Thread-Id", "Session-Id", "X-Session-Id", "X-Session-Affinity", "Session_id"}
 
 // readKeys places a request from its headers and body; a body the scan
-// cannot follow is errShape. The session is, in this order: the body's
-// prompt_cache_key; the thread_id, else session_id, of Codex's turn
-// metadata; the first of sessionHeaders.
+// cannot follow is errShape.
 func readKeys(h http.Header, body []byte) (requestKeys, error) {
+	bk, err := scanBody(body)
+	if err != nil {
+		return requestKeys{}, err
+	}
+	return placeKeys(h, bk), nil
+}
+
+// placeKeys places a request from its headers and what its body says
+// (scanBody, or shapeKeys when the filter has scanned it). The session is,
+// in this order: the body's prompt_cache_key; the thread_id, else
+// session_id, of Codex's turn metadata; the first of sessionHeaders.
+func placeKeys(h http.Header, bk bodyKeys) requestKeys {
 	k := requestKeys{client: clientName(h), initiator: h.Get("X-Initiator")}
 	meta := h.Get(codexTurnHeader)
 	if meta != "" && gjson.Valid(meta) {
@@ -52,10 +63,6 @@ func readKeys(h http.Header, body []byte) (requestKeys, error) {
 		if k.session == "" {
 			k.session = m.Get("session_id").String()
 		}
-	}
-	bk, err := scanBody(body)
-	if err != nil {
-		return k, err
 	}
 	if bk.session != "" {
 		k.session = bk.session
@@ -68,7 +75,7 @@ func readKeys(h http.Header, body []byte) (requestKeys, error) {
 	}
 	k.byHeader = k.byHeader && k.session != ""
 	k.users, k.lastUser, k.lastTool, k.history = bk.users, bk.lastUser, bk.lastTool, bk.history
-	return k, nil
+	return k
 }
 
 // side reports a request that names its session by a header only and

@@ -19,36 +19,23 @@ const pipelineFrom = 1 << 20
 // errRequestDone ends a pipelined filter whose upstream stopped reading.
 var errRequestDone = errors.New("proxy: the upstream request ended")
 
-// pipeline forwards body, filtered by the provenance rule, as the filter
-// emits it. The filter runs on its own goroutine, owned by this call: it
-// hands the final bytes to the body the upstream request reads (slices of
-// body, not copies), and this call waits for it before returning. A filter
-// error aborts the upstream request and is answered as a named 400 (see
-// upstreamFailed).
-func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, body []byte, pl placed, fl *flight) {
+// pipeline forwards the body st follows, filtered by the provenance rule,
+// as the filter emits it. The filter runs on its own goroutine, owned by
+// this call: it hands the final bytes to the body the upstream request
+// reads (slices of the request buffer, not copies), and this call waits
+// for it before returning. A filter error aborts the upstream request and
+// is answered as a named 400 (see upstreamFailed).
+func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, st *filter.Stream, pl placed, fl *flight) {
 	sb := newStreamBody()
 	fl.filterErr = new(atomic.Pointer[error])
 	done := make(chan filter.Omitted, 1)
 	go func() {
-		// A ledger failure, stored by the decisions (on the filter's
-		// hashing goroutines) and read before each send: the body must
-		// not end well.
-		var failed atomic.Pointer[error]
-		res, err := filter.SelectStream(r.Context(), body, filter.Options{StripPairedIDs: true}, nil,
-			p.provenance(r.Context(), pl, fl.account, &failed), func(b []byte) error {
-				if e := failed.Load(); e != nil {
-					return *e
-				}
-				return sb.send(b)
-			})
-		if e := failed.Load(); err == nil && e != nil {
-			err = *e
-		}
+		om, err := p.sendFollowed(r.Context(), st, pl, fl.account, sb.send)
 		if err != nil && !errors.Is(err, errRequestDone) {
 			fl.filterErr.Store(&err)
 		}
 		sb.finish(err) // nil: the body ends here
-		done <- res.Omitted
+		done <- om
 	}()
 	out := r.Clone(r.Context())
 	out.Body = sb

@@ -3,6 +3,7 @@ package proxy
 import (
 	"errors"
 
+	"github.com/continuity-dev/continuity/filter"
 	"github.com/continuity-dev/continuity/jsonscan"
 )
 
@@ -69,12 +70,7 @@ func inputShape(sc *jsonscan.Scanner, i int, k *bodyKeys) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		user, tool := kind.user, kind.tool
-		if user {
-			k.users++
-		}
-		k.history = k.history || kind.history
-		k.lastUser, k.lastTool = user, tool
+		k.add(kind)
 		i = sc.WS(end)
 		switch {
 		case i < len(b) && b[i] == ',':
@@ -85,6 +81,15 @@ func inputShape(sc *jsonscan.Scanner, i int, k *bodyKeys) (int, error) {
 			return 0, errShape
 		}
 	}
+}
+
+// add counts one more input item, the last so far.
+func (k *bodyKeys) add(kind itemKinds) {
+	if kind.user {
+		k.users++
+	}
+	k.history = k.history || kind.history
+	k.lastUser, k.lastTool = kind.user, kind.tool
 }
 
 // itemKinds is what placing needs to know of one input item.
@@ -100,7 +105,7 @@ func itemKind(sc *jsonscan.Scanner, i int) (kind itemKinds, end int, err error) 
 	var typ, role []byte
 	i = sc.WS(i + 1)
 	if i < len(b) && b[i] == '}' {
-		return kind, i + 1, nil
+		return kindsOf(sc, nil, nil), i + 1, nil // like any item without type and role
 	}
 	for {
 		keyEnd, v, err := sc.Key(i)
@@ -128,9 +133,33 @@ func itemKind(sc *jsonscan.Scanner, i int) (kind itemKinds, end int, err error) 
 		end = i + 1
 		break
 	}
+	return kindsOf(sc, typ, role), end, nil
+}
+
+// kindsOf is what an item whose type and role values (raw JSON, nil when
+// absent) are typ and role is to placing.
+func kindsOf(sc *jsonscan.Scanner, typ, role []byte) itemKinds {
+	var kind itemKinds
 	message := typ == nil || sc.StrIs(typ, "message")
 	kind.user = message && sc.StrIs(role, "user")
 	kind.tool = sc.StrIs(typ, "function_call_output") || sc.StrIs(typ, "custom_tool_call_output")
 	kind.history = !(message && (kind.user || sc.StrIs(role, "system") || sc.StrIs(role, "developer")))
-	return kind, end, nil
+	return kind
+}
+
+// shapeKeys is scanBody's reading of a body the filter has validated,
+// taken from the filter's own scan (filter.Shape) instead of a second walk.
+func shapeKeys(sh filter.Shape) bodyKeys {
+	var k bodyKeys
+	var sc jsonscan.Scanner
+	sh.Members(func(name, value []byte) {
+		if !sc.StrIs(name, "prompt_cache_key") || value[0] != '"' {
+			return
+		}
+		if s, ok := sc.Decoded(value[1 : len(value)-1]); ok {
+			k.session = string(s)
+		}
+	})
+	sh.Items(func(typ, role []byte) { k.add(kindsOf(&sc, typ, role)) })
+	return k
 }

@@ -1,0 +1,148 @@
+package filter
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/continuity-dev/continuity/jsonscan"
+)
+
+// Stream filters one payload by Select's decisions while the work overlaps
+// everything around it: the scan can follow the payload as it is read
+// (Follow), the fingerprinting follows the scan before the caller has said
+// how to decide (so a caller that must first look at the payload's Shape
+// loses no time), and Send emits the final bytes as they become final.
+//
+// A Stream owns a scanning and a hashing goroutine from the start, and a
+// writing one during Send; exactly one of Send or Close ends it, and either
+// returns only once none of them runs. Its methods are for one goroutine,
+// except Arrived, which the reader may call from another.
+type Stream struct {
+	payload []byte
+	opts    Options
+	fp      fingerprinter
+	arrive  *arrival // nil: the payload was whole from the start
+	prog    *progress
+	h       *streamHasher
+	scanned chan struct{} // closed when the scan has ended: shape, scanErr set
+	shape   Shape
+	scanErr error
+	hashing chan error // each hashing worker's result, two in all
+	ended   bool       // Send or Close has run
+}
+
+// Follow starts filtering buf, which the caller is reading the payload
+// into, from its first byte: the caller reports with Arrived how much of
+// buf has arrived (all of it, in the end), and buf[:n] must not change
+// once reported. ctx bounds the hashing as Select's ctx does.
+func Follow(ctx context.Context, buf []byte, opts Options) *Stream {
+	return startStream(ctx, buf, opts, nil, newArrival(len(buf)))
+}
+
+func startStream(ctx context.Context, payload []byte, opts Options, revoked func() error, arrive *arrival) *Stream {
+	s := &Stream{payload: payload, opts: opts, arrive: arrive, prog: newProgress(),
+		fp:      fingerprinter{ctx: ctx, revoked: revoked, spent: new(atomic.Int64), stop: new(atomic.Bool)},
+		scanned: make(chan struct{}), hashing: make(chan error, 2)}
+	s.h = newStreamHasher(payload, s.prog)
+	sibling := s.fp.sibling()
+	go func() { s.hashing <- s.h.work(sibling) }()
+	go s.scan()
+	return s
+}
+
+// scan runs on the Stream's scanning goroutine, which then helps hash.
+func (s *Stream) scan() {
+	sc := scanner{Scanner: jsonscan.Scanner{B: s.payload, Trusted: s.opts.Prevalidated}, compaction: true, prog: s.prog}
+	var d *doc
+	var err error
+	if s.arrive != nil {
+		sc.arrive, sc.whole = s.arrive, s.payload
+		d, err = sc.followScan()
+	} else {
+		d, err = sc.scan()
+	}
+	switch {
+	case err != nil:
+		d, err = nil, named(err)
+	case d.problem != nil:
+		err = d.problem
+	}
+	s.prog.end(d, err)
+	if err == nil {
+		s.shape = Shape{payload: s.payload, d: d}
+	}
+	s.scanErr = err
+	close(s.scanned)
+	if err != nil {
+		s.hashing <- nil
+		return
+	}
+	s.hashing <- s.h.work(&s.fp) // the scan is done: help hash what is left
+}
+
+// Arrived reports that the payload's first n bytes are in its buffer.
+func (s *Stream) Arrived(n int) { s.arrive.advance(n) }
+
+// Shape waits for the scan and returns what the payload shows of itself,
+// or the error Select would fail the payload with. It does not wait for
+// the fingerprints.
+func (s *Stream) Shape() (Shape, error) {
+	<-s.scanned
+	return s.shape, s.scanErr
+}
+
+// Send decides on each encrypted item with omit, as Select does, and emits
+// the final bytes as SelectStream does (which see), then waits for every
+// goroutine of the Stream. A payload that failed the scan fails here with
+// that error and emits nothing after the last item it validated.
+func (s *Stream) Send(omit func(Candidate) bool, emit func([]byte) error) (Result, error) {
+	s.ended = true
+	type written struct {
+		stripped int
+		err      error
+	}
+	walked := make(chan written, 1)
+	go func() {
+		out := &run{payload: s.payload, emit: emit}
+		n, err := walkFinal(s.payload, out.items(s.prog), s.opts.StripPairedIDs, out.decisions(s.h.ds), out.add)
+		if err == nil {
+			err = out.flush()
+		}
+		walked <- written{n, err}
+	}()
+	s.h.decide(omit)
+	herr := joined(<-s.hashing, <-s.hashing)
+	err := s.scanErr // the scanning goroutine set it before its hashing ended
+	if err == nil && herr == nil {
+		herr = s.fp.poll()
+	}
+	if err != nil || herr != nil {
+		s.h.ds.stop()
+	}
+	w := <-walked
+	switch {
+	case err != nil:
+		return Result{}, err
+	case herr != nil:
+		return Result{}, herr
+	}
+	res := Result{Omitted: s.h.omitted}
+	res.Omitted.StrippedIDs = w.stripped
+	return res, w.err
+}
+
+// Close ends a Stream that will not be sent: the scan stops waiting for
+// bytes, the hashing stops within a chunk, and Close returns once both
+// have. After Send it does nothing.
+func (s *Stream) Close() {
+	if s.ended {
+		return
+	}
+	s.ended = true
+	if s.arrive != nil {
+		s.arrive.stop()
+	}
+	s.fp.stop.Store(true)
+	<-s.hashing
+	<-s.hashing
+}

@@ -1,0 +1,82 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	"github.com/continuity-dev/continuity/filter"
+)
+
+// readRequest reads the request body. A plain body of a declared length is
+// read into one buffer of that length while the filter follows it
+// (filter.Follow): by the time the last byte is in, the body is validated,
+// its items indexed and its ciphertexts largely fingerprinted, so placing
+// and filtering it cost little after the read. Any other body is read
+// whole first (readBody) and st is nil. A non-nil st must be closed.
+func readRequest(w http.ResponseWriter, r *http.Request, enc string) (body []byte, st *filter.Stream, err error) {
+	coding := strings.ToLower(strings.TrimSpace(enc))
+	if n := r.ContentLength; n <= 0 || n > maxRequestBytes || coding != "" && coding != "identity" {
+		body, err = readBody(w, r)
+		return body, nil, err
+	}
+	body = make([]byte, r.ContentLength)
+	st = filter.Follow(r.Context(), body, filter.Options{StripPairedIDs: true})
+	rd := http.MaxBytesReader(w, r.Body, maxRequestBytes)
+	for n := 0; n < len(body); {
+		m, err := rd.Read(body[n:])
+		n += m
+		st.Arrived(n)
+		switch {
+		case err == io.EOF && n < len(body):
+			return nil, st, io.ErrUnexpectedEOF
+		case err != nil && err != io.EOF:
+			return nil, st, err
+		}
+	}
+	return body, st, nil
+}
+
+// closeStream ends st, if any, when its work will not be sent: its
+// goroutines stop before the request goes on.
+func closeStream(st *filter.Stream) {
+	if st != nil {
+		st.Close()
+	}
+}
+
+// keysOf places a request from its headers and body: from the filter's
+// own scan when st followed the body and found it valid, else by
+// scanBody. invalid is then the filter's verdict on the body, which a
+// request that is to be filtered is answered with.
+func keysOf(h http.Header, body []byte, st *filter.Stream) (k requestKeys, invalid, err error) {
+	if st != nil {
+		sh, serr := st.Shape()
+		if serr == nil {
+			return placeKeys(h, shapeKeys(sh)), nil, nil
+		}
+		invalid = serr
+	}
+	k, err = readKeys(h, body)
+	return k, invalid, err
+}
+
+// sendFollowed filters a followed body by the provenance rule, emitting
+// the final bytes as they become final. A ledger failure in a decision
+// stops the emitting before the next piece and is returned.
+func (p *Proxy) sendFollowed(ctx context.Context, st *filter.Stream, pl placed, acct Account, emit func([]byte) error) (filter.Omitted, error) {
+	// Stored by the decisions, on the filter's hashing goroutines.
+	var failed atomic.Pointer[error]
+	res, err := st.Send(p.provenance(ctx, pl, acct, &failed), func(b []byte) error {
+		if e := failed.Load(); e != nil {
+			return *e
+		}
+		return emit(b)
+	})
+	if e := failed.Load(); err == nil && e != nil {
+		err = *e
+	}
+	return res.Omitted, err
+}
