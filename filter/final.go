@@ -31,7 +31,7 @@ func (d *doc) item(k int) (item, []span, bool, error) {
 // omitted item. omit(r) says whether the r-th reasoning item is omitted; it
 // may block until that is decided, which lets the digest follow the
 // fingerprints item by item, and src may block until the scan has found the
-// next item, which lets SelectStream follow the scan. The bytes after the
+// next item, which lets a Stream follow the scan. The bytes after the
 // last item are yielded only once src says there is no further item. It
 // returns the number of id members stripped.
 //

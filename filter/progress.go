@@ -3,7 +3,7 @@ package filter
 import "sync"
 
 // progress is a document while it is being scanned, published item by item
-// so that SelectStream's fingerprinting and its walk of the final bytes
+// so that a Stream's fingerprinting and its walk of the final bytes
 // follow the scan instead of waiting for it: the bytes of an input item
 // that the scan has validated, and every decision before it, are all the
 // walk needs to send that item on. The scan's verdict on the rest still

@@ -12,7 +12,7 @@ import (
 type scanner struct {
 	jsonscan.Scanner
 	front *frontier // may be nil
-	prog  *progress // may be nil: SelectStream's readers of the scan
+	prog  *progress // may be nil: a Stream's readers of the scan
 	// arrive, for a scan that follows a payload being read (followScan),
 	// says how much of whole has arrived; B is then whole's arrived part.
 	arrive *arrival

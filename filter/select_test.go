@@ -99,10 +99,10 @@ func TestTurnKeepsCompaction(t *testing.T) {
 	}
 }
 
-// TestSelectStream: the emitted pieces join to Select's output, for small
+// TestStream: the emitted pieces join to Select's output, for small
 // and large payloads; an emit error ends the call with it; cancellation
 // stops it.
-func TestSelectStream(t *testing.T) {
+func TestStream(t *testing.T) {
 	for _, pad := range []int{0, 300 << 10} {
 		big := strings.Repeat("p", pad)
 		items := []string{`{"role":"user","content":"q"}`,
@@ -119,7 +119,7 @@ func TestSelectStream(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []byte
-		res, err := SelectStream(context.Background(), payload, Options{StripPairedIDs: true}, nil, omit, func(b []byte) error {
+		res, err := Start(context.Background(), payload, Options{StripPairedIDs: true}).Send(omit, func(b []byte) error {
 			got = append(got, b...)
 			return nil
 		})
@@ -127,16 +127,16 @@ func TestSelectStream(t *testing.T) {
 			t.Fatalf("pad %d: %v %+v vs %+v\n%.200s", pad, err, res.Omitted, want.Omitted, got)
 		}
 		stop := errors.New("upstream gone")
-		if _, err := SelectStream(context.Background(), payload, Options{}, nil, omit, func([]byte) error { return stop }); !errors.Is(err, stop) {
+		if _, err := Start(context.Background(), payload, Options{}).Send(omit, func([]byte) error { return stop }); !errors.Is(err, stop) {
 			t.Fatalf("emit error: %v", err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, err := SelectStream(ctx, payload, Options{}, nil, omit, func([]byte) error { return nil }); !errors.Is(err, context.Canceled) {
+		if _, err := Start(ctx, payload, Options{}).Send(omit, func([]byte) error { return nil }); !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled: %v", err)
 		}
 	}
-	if _, err := SelectStream(context.Background(), []byte(`{"input":[}`), Options{}, nil, nil, nil); err == nil {
+	if _, err := Start(context.Background(), []byte(`{"input":[}`), Options{}).Send(nil, nil); err == nil {
 		t.Fatal("malformed payload emitted")
 	}
 }

@@ -7,11 +7,14 @@ import (
 	"github.com/continuity-dev/continuity/jsonscan"
 )
 
-// Stream filters one payload by Select's decisions while the work overlaps
-// everything around it: the scan can follow the payload as it is read
-// (Follow), the fingerprinting follows the scan before the caller has said
+// Stream is Select for a caller that sends the final bytes on as they
+// become final — a proxy streaming the request to its upstream — and
+// overlaps the filter's work with everything around it: the scan can
+// follow the payload while it is read (Follow; Start for a payload already
+// whole), the fingerprinting follows the scan before the caller has said
 // how to decide (so a caller that must first look at the payload's Shape
-// loses no time), and Send emits the final bytes as they become final.
+// loses no time), and Send emits the final bytes while the scan and the
+// fingerprinting go on.
 //
 // A Stream owns a scanning and a hashing goroutine from the start, and a
 // writing one during Send; exactly one of Send or Close ends it, and either
@@ -34,14 +37,20 @@ type Stream struct {
 // Follow starts filtering buf, which the caller is reading the payload
 // into, from its first byte: the caller reports with Arrived how much of
 // buf has arrived (all of it, in the end), and buf[:n] must not change
-// once reported. ctx bounds the hashing as Select's ctx does.
+// once reported. ctx bounds the hashing as Select's ctx does; payload is
+// only read, never retained once the Stream has ended.
 func Follow(ctx context.Context, buf []byte, opts Options) *Stream {
-	return startStream(ctx, buf, opts, nil, newArrival(len(buf)))
+	return start(ctx, buf, opts, newArrival(len(buf)))
 }
 
-func startStream(ctx context.Context, payload []byte, opts Options, revoked func() error, arrive *arrival) *Stream {
+// Start starts filtering a payload that is already whole.
+func Start(ctx context.Context, payload []byte, opts Options) *Stream {
+	return start(ctx, payload, opts, nil)
+}
+
+func start(ctx context.Context, payload []byte, opts Options, arrive *arrival) *Stream {
 	s := &Stream{payload: payload, opts: opts, arrive: arrive, prog: newProgress(),
-		fp:      fingerprinter{ctx: ctx, revoked: revoked, spent: new(atomic.Int64), stop: new(atomic.Bool)},
+		fp:      fingerprinter{ctx: ctx, spent: new(atomic.Int64), stop: new(atomic.Bool)},
 		scanned: make(chan struct{}), hashing: make(chan error, 2)}
 	s.h = newStreamHasher(payload, s.prog)
 	sibling := s.fp.sibling()
@@ -91,11 +100,31 @@ func (s *Stream) Shape() (Shape, error) {
 	return s.shape, s.scanErr
 }
 
-// Send decides on each encrypted item with omit, as Select does, and emits
-// the final bytes as SelectStream does (which see), then waits for every
-// goroutine of the Stream. A payload that failed the scan fails here with
-// that error and emits nothing after the last item it validated.
+// Send decides on each encrypted item with omit, as Select does — once per
+// item, in input order and never concurrently — and calls emit, in order
+// and from one other goroutine, with the final bytes up to the first item
+// not yet scanned or decided, while the scan and the fingerprinting go on.
+// The bytes after the last input item are emitted only once the scan has
+// validated the whole payload, so emit never completes a body that the
+// call then fails. It returns once no goroutine of the Stream runs.
+//
+// The pieces emitted (slices of the payload) joined are exactly what
+// Select would return. Consecutive pieces that are adjacent in the payload
+// are joined into one, and one is held back until it reaches emitRun bytes
+// or the walk has to wait, so a caller writing them to a connection makes
+// few large writes. An error from emit ends the writing (the
+// fingerprinting still finishes and the counts are returned with that
+// error); a failed or cancelled call stops emitting and returns its error —
+// a payload that is not valid JSON, or holds an unsupported reasoning
+// item, fails as Select fails even though emit may already have been given
+// a prefix — and the caller must treat what it emitted as incomplete. omit
+// may have been called on items before the error. Result.SHA256 is not
+// computed (zero) and Output and Pieces are nil.
 func (s *Stream) Send(omit func(Candidate) bool, emit func([]byte) error) (Result, error) {
+	if err := s.fp.poll(); err != nil {
+		s.Close()
+		return Result{}, err
+	}
 	s.ended = true
 	type written struct {
 		stripped int

@@ -14,16 +14,24 @@ import (
 // read into one buffer of that length while the filter follows it
 // (filter.Follow): by the time the last byte is in, the body is validated,
 // its items indexed and its ciphertexts largely fingerprinted, so placing
-// and filtering it cost little after the read. Any other body is read
-// whole first (readBody) and st is nil. A non-nil st must be closed.
+// and filtering it cost little after the read. Another plain body is read
+// whole (readBody) and then given to a Stream; st is nil for a compressed
+// body, which is decoded first. A non-nil st must be closed.
 func readRequest(w http.ResponseWriter, r *http.Request, enc string) (body []byte, st *filter.Stream, err error) {
 	coding := strings.ToLower(strings.TrimSpace(enc))
-	if n := r.ContentLength; n <= 0 || n > maxRequestBytes || coding != "" && coding != "identity" {
+	opts := filter.Options{StripPairedIDs: true}
+	if coding != "" && coding != "identity" {
 		body, err = readBody(w, r)
 		return body, nil, err
 	}
+	if n := r.ContentLength; n <= 0 || n > maxRequestBytes {
+		if body, err = readBody(w, r); err != nil {
+			return nil, nil, err
+		}
+		return body, filter.Start(r.Context(), body, opts), nil
+	}
 	body = make([]byte, r.ContentLength)
-	st = filter.Follow(r.Context(), body, filter.Options{StripPairedIDs: true})
+	st = filter.Follow(r.Context(), body, opts)
 	rd := http.MaxBytesReader(w, r.Body, maxRequestBytes)
 	for n := 0; n < len(body); {
 		m, err := rd.Read(body[n:])

@@ -102,7 +102,7 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	on := p.sessions.pin(keys.session, pl.seq, res.Enabled, p.cfg.Rule == RuleTurn)
 	fl := &flight{session: keys.session, account: acct, on: on, seq: pl.seq}
 	if on && p.cfg.Rule == RuleProvenance && st != nil {
-		p.followed(w, r, st, invalid, pl, fl)
+		p.followed(w, r, st, len(body), invalid, pl, fl)
 		return
 	}
 	closeStream(st) // not filtered, or by the turn rule
@@ -129,16 +129,16 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	p.forward(w, r, out, fl)
 }
 
-// followed filters a body the filter has followed by the provenance rule
-// and forwards it: from pipelineFrom bytes while it is being filtered, else
-// once it is, with a Content-Length. invalid is the filter's verdict on
-// the body.
-func (p *Proxy) followed(w http.ResponseWriter, r *http.Request, st *filter.Stream, invalid error, pl placed, fl *flight) {
+// followed filters the body of size bytes that st has scanned by the
+// provenance rule and forwards it: from pipelineFrom bytes while it is
+// being filtered, else once it is, with a Content-Length. invalid is the
+// filter's verdict on the body.
+func (p *Proxy) followed(w http.ResponseWriter, r *http.Request, st *filter.Stream, size int, invalid error, pl placed, fl *flight) {
 	if invalid != nil {
 		p.notFiltered(w, fl, invalid)
 		return
 	}
-	if r.ContentLength >= pipelineFrom {
+	if size >= pipelineFrom {
 		p.pipeline(w, r, st, pl, fl)
 		return
 	}

@@ -40,7 +40,17 @@ func recordingUpstream(t *testing.T, got chan<- received) *httptest.Server {
 // status and answer.
 func postAs(t *testing.T, url, token string, body []byte) (int, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url+"/v1/responses", bytes.NewReader(body))
+	return post(t, url, token, body, false)
+}
+
+// post is postAs, chunked (without a Content-Length) when asked.
+func post(t *testing.T, url, token string, body []byte, chunked bool) (int, []byte) {
+	t.Helper()
+	var rd io.Reader = bytes.NewReader(body)
+	if chunked {
+		rd = io.MultiReader(rd) // hides the length: the client sends it chunked
+	}
+	req, _ := http.NewRequest("POST", url+"/v1/responses", rd)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -122,11 +132,12 @@ func TestPipelinedBytesAreSelects(t *testing.T) {
 	}
 }
 
-// TestPipelinedLateErrorAborts: a payload that turns out malformed, or to
-// hold an unsupported reasoning item, only near its end — after the
-// pipelined path has begun sending it — never reaches the upstream as a
-// complete body, and the client gets the filter's named error.
-func TestPipelinedLateErrorAborts(t *testing.T) {
+// TestLateFaultNeverSent: a large payload that turns out malformed, or to
+// hold an unsupported reasoning item, only near its end is answered with
+// the filter's named error and never reaches the upstream: the filter has
+// scanned it by the time it is placed, whether it came with a
+// Content-Length (followed while read) or chunked (scanned once read).
+func TestLateFaultNeverSent(t *testing.T) {
 	_, url, got := pipelinedSession(t)
 	gen := payloadgen.Generate(payloadgen.Typical(3 << 20))
 	body := sessionBody(gen)
@@ -140,18 +151,46 @@ func TestPipelinedLateErrorAborts(t *testing.T) {
 		{"unsupported", diag.UnsupportedReasoning, splice(body, tail, `{"type":"reasoning","status":"in_progress","encrypted_content":"x"},`)},
 	}
 	for _, c := range cases {
-		status, b := postAs(t, url, "acct-A", c.body)
-		if status != 400 || !bytes.Contains(b, []byte(`"code":"`+c.code+`"`)) {
-			t.Fatalf("%s: %d %s", c.name, status, b)
-		}
-		select {
-		case r := <-got:
-			if r.err == nil {
-				t.Fatalf("%s: the upstream read a complete body of %d bytes", c.name, len(r.body))
+		for _, chunked := range []bool{false, true} {
+			status, b := post(t, url, "acct-A", c.body, chunked)
+			if status != 400 || !bytes.Contains(b, []byte(`"code":"`+c.code+`"`)) {
+				t.Fatalf("%s (chunked %v): %d %s", c.name, chunked, status, b)
 			}
-		case <-time.After(2 * time.Second):
-			// Cut off before the upstream saw the request: never complete either.
+			select {
+			case r := <-got:
+				t.Fatalf("%s (chunked %v): the upstream got %d bytes (%v)", c.name, chunked, len(r.body), r.err)
+			case <-time.After(100 * time.Millisecond):
+			}
 		}
+	}
+}
+
+// TestLedgerFailureMidBodyAborts: when the ledger fails on an item once a
+// pipelined request has started — its headers sent, its body under way —
+// the upstream request is cut off before its body ends and the client gets
+// the named 503.
+func TestLedgerFailureMidBodyAborts(t *testing.T) {
+	p, url, got := pipelinedSession(t)
+	acctA, _ := accountOf(http.Header{"Authorization": {"Bearer acct-A"}})
+	gen := payloadgen.Generate(payloadgen.Typical(3 << 20))
+	body := sessionBody(gen)
+	shift := len(`"prompt_cache_key":"pipe",`)
+	for _, c := range gen.Ciphers[:len(gen.Ciphers)/2] { // the rest must be asked of the ledger
+		p.issuers.record(filter.Fingerprint(string(body[c[0]+shift:c[1]+shift])), acctA)
+	}
+	p.ledger.db.Close()
+	status, b := postAs(t, url, "acct-A", body)
+	if status != 503 || !bytes.Contains(b, []byte(`"code":"`+diag.StorageUnavailable+`"`)) {
+		t.Fatalf("%d %s", status, b)
+	}
+	select {
+	case r := <-got:
+		if r.err == nil {
+			t.Fatalf("the upstream read a complete body of %d bytes", len(r.body))
+		}
+		t.Logf("the upstream read %d of %d bytes before the cut: %v", len(r.body), len(body), r.err)
+	case <-time.After(2 * time.Second):
+		// Cut off before the upstream saw the request: never complete either.
 	}
 }
 

@@ -10,11 +10,11 @@ import (
 	"github.com/continuity-dev/continuity/filter/payloadgen"
 )
 
-// streamed runs SelectStream and returns the pieces it emitted joined.
+// streamed sends payload through a Stream started on it whole and returns the pieces it emitted joined.
 func streamed(t *testing.T, payload []byte, omit func(Candidate) bool) ([]byte, Result, error) {
 	t.Helper()
 	var got []byte
-	res, err := SelectStream(context.Background(), payload, Options{StripPairedIDs: true}, nil, omit, func(b []byte) error {
+	res, err := Start(context.Background(), payload, Options{StripPairedIDs: true}).Send(omit, func(b []byte) error {
 		if len(b) == 0 {
 			t.Error("empty piece emitted")
 		}
@@ -24,11 +24,11 @@ func streamed(t *testing.T, payload []byte, omit func(Candidate) bool) ([]byte, 
 	return got, res, err
 }
 
-// TestSelectStreamFollowsSelect: across generated payloads of every shape
+// TestStartFollowsSelect: across generated payloads of every shape
 // and size (below and above a run, reasoning-heavy ones hashed on two
-// goroutines) and random decisions, the bytes SelectStream emits while it
+// goroutines) and random decisions, the bytes a Stream emits while it
 // scans are exactly Select's output, with the same counts.
-func TestSelectStreamFollowsSelect(t *testing.T) {
+func TestStartFollowsSelect(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	specs := []payloadgen.Spec{
 		payloadgen.Typical(600 << 10),
@@ -64,12 +64,12 @@ func TestSelectStreamFollowsSelect(t *testing.T) {
 	}
 }
 
-// TestSelectStreamLateError: a payload that is malformed, or holds an
+// TestStartLateError: a payload that is malformed, or holds an
 // unsupported reasoning item, only in its last input item fails with
 // Select's named error, and what was emitted before the scan got there is
 // a prefix of the payload that stops before that item: the body is never
 // completed.
-func TestSelectStreamLateError(t *testing.T) {
+func TestStartLateError(t *testing.T) {
 	payload := payloadgen.Generate(payloadgen.Typical(2 << 20)).Body
 	last := bytes.LastIndex(payload, []byte(`,{"type":"function_call_output"`)) + 1
 	cases := []struct {
