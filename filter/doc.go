@@ -17,6 +17,16 @@
 // hashing runs in 64 Ki-unit chunks that poll cancellation and revocation, so
 // a cancelled or revoked call stops within one chunk and leaves no baseline.
 //
+// Select and Turn.Apply filter a payload that is already whole. A Stream
+// (Follow, Start) filters by Select's decisions while overlapping the work
+// with its caller's I/O: its scan can follow a payload still being read
+// into its buffer, redoing a step that fails before the bytes it needs have
+// arrived; the fingerprinting follows the scan before the caller decides;
+// the scan's Shape (top-level members, each item's type and role) lets the
+// caller place the request without a second walk; and Send emits the final
+// bytes as they become final, never the bytes after the last input item
+// before the whole payload is validated.
+//
 // The package also owns Retained, the short-lived store of the final bytes of
 // filtered requests that lets an exact retry send the same bytes again.
 package filter

@@ -5,11 +5,12 @@
 //
 // A POST to …/responses or …/responses/compact with a session key (the
 // body's prompt_cache_key, else the session of Codex's turn metadata, else
-// a session header; see readKeys) is read whole (decompressed when it is
-// gzip, zstd or deflate — Codex sends zstd signed in with ChatGPT; see
-// payload),
-// filtered by the plugin's filter when the session's policy is
-// on, and forwarded; the upstream's answer streams back as it arrives while
+// a session header; see placeKeys) is read whole — while the filter follows
+// it in, when it is plain and of declared length (readRequest), else
+// decompressed when it is gzip, zstd or deflate (Codex sends zstd signed in
+// with ChatGPT; see payload) — filtered by the plugin's filter when the
+// session's policy is on, and forwarded, from 1 MiB while the filter
+// finishes (pipeline); the upstream's answer streams back as it arrives while
 // a tap reads the response.output_item.done events (or the JSON output) to
 // record which account issued each reasoning and compaction item, as
 // fingerprints and account digests only. Those records, and the accounts

@@ -10,10 +10,10 @@ import (
 
 // pipelineFrom is the body size from which a filtered request is sent to
 // the upstream while it is being filtered (chunked, its final length not
-// yet known) instead of after: the upstream then receives the bytes before
-// the first omitted item while the ciphertexts after it are fingerprinted,
-// so a large body adds about the filter's time, not the filter's time plus
-// a second transfer. Smaller bodies go with a Content-Length.
+// yet known) instead of after: the decisions and the last fingerprints
+// then overlap the transfer, so a large body adds about the filter's time
+// left after the read, not that plus a second transfer. Smaller bodies go
+// with a Content-Length.
 const pipelineFrom = 1 << 20
 
 // errRequestDone ends a pipelined filter whose upstream stopped reading.

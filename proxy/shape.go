@@ -25,7 +25,9 @@ type bodyKeys struct {
 // scanBody reads the session key and the shape of input with the
 // project's JSON scanner in trusted mode: value ends only, strings skipped
 // by a vectorised search, nothing decoded but the key and the short type
-// and role values. The filter validates the whole body afterwards.
+// and role values. It places the bodies the filter's own scan does not
+// (shapeKeys): compressed ones, which the filter validates afterwards, and
+// those the filter refused, which pass only when nothing is filtered.
 func scanBody(body []byte) (bodyKeys, error) {
 	var k bodyKeys
 	sc := jsonscan.Scanner{B: body, Trusted: true}
