@@ -92,6 +92,11 @@ func (s *scanner) followScan() (*doc, error) {
 	if err == nil || errors.Is(err, errStopped) {
 		return d, err
 	}
+	// Some faults (a second input, a bound) show before the rest arrives;
+	// the scan that names them reads the whole payload, so it waits.
+	if _, aerr := s.arrive.await(s.arrive.total); aerr != nil {
+		return nil, aerr
+	}
 	again := scanner{Scanner: jsonscan.Scanner{B: s.whole, Trusted: s.Trusted}, compaction: s.compaction}
 	if _, rerr := again.scan(); rerr != nil {
 		return nil, rerr

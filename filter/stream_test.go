@@ -107,6 +107,8 @@ func TestFollowErrorsAreSelects(t *testing.T) {
 		[]byte(`[1,2]`),
 		[]byte(``),
 		[]byte(`{"input":[],"input":[]}`),
+		append([]byte(`{"input":[],"input":[],"pad":"`), append(bytes.Repeat([]byte("p"), 600<<10), `"}`...)...),
+		insert(good, last, strings.Repeat(`{"role":"user","content":"q"},`, MaxItems)),
 		[]byte(`{"input":[` + strings.Repeat(`{"type":"reasoning","encrypted_content":"x"},`, MaxReasoningItems) + `{"type":"reasoning","encrypted_content":"x"}]}`),
 	}
 	for i, payload := range bad {
@@ -153,5 +155,25 @@ func TestFollowClose(t *testing.T) {
 	st.Close()
 	if _, err := st.Shape(); !errors.Is(err, errStopped) || diag.Has(err, diag.InvalidPayload) {
 		t.Fatalf("a payload never read whole: %v", err)
+	}
+}
+
+// TestFollowEarlyFault: a fault that shows before the rest of the payload
+// has arrived (a second input member) is named exactly as Select names it.
+func TestFollowEarlyFault(t *testing.T) {
+	payload := append([]byte(`{"input":[],"input":[],"pad":"`), append(bytes.Repeat([]byte("p"), 600<<10), `"}`...)...)
+	_, want := Select(context.Background(), payload, Options{}, nil, func(Candidate) bool { return true })
+	buf := make([]byte, len(payload))
+	st := Follow(context.Background(), buf, Options{})
+	defer st.Close()
+	copy(buf, payload[:100])
+	st.Arrived(100)
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		copy(buf[100:], payload[100:])
+		st.Arrived(len(payload))
+	}()
+	if _, err := st.Shape(); want == nil || err == nil || err.Error() != want.Error() {
+		t.Fatalf("followed: %v; Select: %v", err, want)
 	}
 }
