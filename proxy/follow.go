@@ -7,6 +7,9 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"go.uber.org/zap"
+
+	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/filter"
 )
 
@@ -69,6 +72,38 @@ func keysOf(h http.Header, body []byte, st *filter.Stream) (k requestKeys, inval
 	}
 	k, err = readKeys(h, body)
 	return k, invalid, err
+}
+
+// followed filters the body of size bytes that st has scanned by the
+// provenance rule and forwards it: from pipelineFrom bytes while it is
+// being filtered, else once it is, with a Content-Length. invalid is the
+// filter's verdict on the body.
+func (p *Proxy) followed(w http.ResponseWriter, r *http.Request, st *filter.Stream, size int, invalid error, pl placed, fl *flight) {
+	if invalid != nil {
+		p.notFiltered(w, fl, invalid)
+		return
+	}
+	if size >= pipelineFrom {
+		p.pipeline(w, r, st, pl, fl)
+		return
+	}
+	var pieces [][]byte
+	om, err := p.sendFollowed(r.Context(), st, pl, fl.account, func(b []byte) error {
+		pieces = append(pieces, b)
+		return nil
+	})
+	if err != nil {
+		p.notFiltered(w, fl, err)
+		return
+	}
+	p.sent(fl, om)
+	p.forward(w, r, pieces, fl)
+}
+
+// notFiltered answers a request the filter did not let out.
+func (p *Proxy) notFiltered(w http.ResponseWriter, fl *flight, err error) {
+	p.cfg.Log.Warn("request not filtered", zap.String("session", fl.session), zapErr(err))
+	writeError(w, notFilteredStatus(err), diagCode(err, diag.InvalidPayload), "continuity proxy: the request was not sent: "+err.Error())
 }
 
 // sendFollowed filters a followed body by the provenance rule, emitting

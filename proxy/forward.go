@@ -129,38 +129,6 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	p.forward(w, r, out, fl)
 }
 
-// followed filters the body of size bytes that st has scanned by the
-// provenance rule and forwards it: from pipelineFrom bytes while it is
-// being filtered, else once it is, with a Content-Length. invalid is the
-// filter's verdict on the body.
-func (p *Proxy) followed(w http.ResponseWriter, r *http.Request, st *filter.Stream, size int, invalid error, pl placed, fl *flight) {
-	if invalid != nil {
-		p.notFiltered(w, fl, invalid)
-		return
-	}
-	if size >= pipelineFrom {
-		p.pipeline(w, r, st, pl, fl)
-		return
-	}
-	var pieces [][]byte
-	om, err := p.sendFollowed(r.Context(), st, pl, fl.account, func(b []byte) error {
-		pieces = append(pieces, b)
-		return nil
-	})
-	if err != nil {
-		p.notFiltered(w, fl, err)
-		return
-	}
-	p.sent(fl, om)
-	p.forward(w, r, pieces, fl)
-}
-
-// notFiltered answers a request the filter did not let out.
-func (p *Proxy) notFiltered(w http.ResponseWriter, fl *flight, err error) {
-	p.cfg.Log.Warn("request not filtered", zap.String("session", fl.session), zapErr(err))
-	writeError(w, notFilteredStatus(err), diagCode(err, diag.InvalidPayload), "continuity proxy: the request was not sent: "+err.Error())
-}
-
 // sent records what a forwarded request omitted.
 func (p *Proxy) sent(fl *flight, om filter.Omitted) {
 	p.sessions.sent(fl.session, fl.seq, fl.account, fl.on, om)
