@@ -9,9 +9,10 @@ import (
 	"github.com/continuity-dev/continuity/filter/payloadgen"
 )
 
-// BenchmarkReadKeys is the scan that places a request, next to the filter
-// on the same 16 MiB body: placing must stay a small part of the proxy's
-// added time to first byte.
+// BenchmarkReadKeys is the scan that places a request the filter does not
+// follow (a compressed one, once decoded), next to the filter on the same
+// 16 MiB body: placing must stay a small part of the proxy's added time
+// to first byte. A followed body is placed from the filter's own scan.
 func BenchmarkReadKeys(b *testing.B) {
 	gen := payloadgen.Generate(payloadgen.Typical(16 << 20)).Body
 	body := append([]byte(`{"prompt_cache_key":"bench",`), gen[1:]...)
