@@ -110,9 +110,9 @@ func (s *Stream) Shape() (Shape, error) {
 //
 // The pieces emitted (slices of the payload) joined are exactly what
 // Select would return. Consecutive pieces that are adjacent in the payload
-// are joined into one, and one is held back until it reaches emitRun bytes
-// or the walk has to wait, so a caller writing them to a connection makes
-// few large writes. An error from emit ends the writing (the
+// are joined into one, emitted where the final bytes skip a cut or when the
+// walk has to wait, so a caller writing them to a connection makes few
+// large writes. An error from emit ends the writing (the
 // fingerprinting still finishes and the counts are returned with that
 // error); a failed or cancelled call stops emitting and returns its error —
 // a payload that is not valid JSON, or holds an unsupported reasoning

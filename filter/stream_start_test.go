@@ -25,7 +25,7 @@ func streamed(t *testing.T, payload []byte, omit func(Candidate) bool) ([]byte, 
 }
 
 // TestStartFollowsSelect: across generated payloads of every shape
-// and size (below and above a run, reasoning-heavy ones hashed on two
+// and size (from 40 KiB to 2 MiB, reasoning-heavy ones hashed on two
 // goroutines) and random decisions, the bytes a Stream emits while it
 // scans are exactly Select's output, with the same counts.
 func TestStartFollowsSelect(t *testing.T) {
