@@ -39,8 +39,9 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	enc := r.Header.Get("Content-Encoding")
 	if !decodable(enc) {
 		// A coding no client is known to send: passed on as it came, and
-		// said so.
-		p.cfg.Log.Warn("compressed request body passed through unfiltered", zapPath(r), zap.String("encoding", enc))
+		// said so, with the session its headers name (its body is unread).
+		p.cfg.Log.Warn("compressed request body passed through unfiltered", zapPath(r), zap.String("encoding", enc),
+			zap.String("session", placeKeys(r.Header, bodyKeys{}).session))
 		p.plain.ServeHTTP(w, r)
 		return
 	}
