@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/hex"
 
 	"github.com/continuity-dev/continuity/filter"
@@ -53,6 +54,9 @@ func canonicalItems(sc *jsonscan.Scanner, i int) (items []filter.DigestItem, end
 }
 
 // canonicalItem reads the item object at i, returning the index past it.
+// Its members' names and values are found directly: a canonical value is
+// a string without escapes, true, false or digits, so nothing needs the
+// scanner's general walk.
 func canonicalItem(sc *jsonscan.Scanner, i int, sums *[][32]byte) (it filter.DigestItem, end int, ok bool) {
 	b := sc.B
 	seen := 0
@@ -60,15 +64,19 @@ func canonicalItem(sc *jsonscan.Scanner, i int, sums *[][32]byte) (it filter.Dig
 		return it, i + 1, true
 	}
 	for {
-		keyEnd, v, err := sc.Key(i)
-		if err != nil {
+		name, next, ok := plainToken(b, i)
+		if !ok || b[i] != '"' {
 			return it, 0, false
 		}
-		end, err := sc.Value(v)
-		if err != nil {
+		if next = sc.WS(next); b[next] != ':' {
 			return it, 0, false
 		}
-		bit := readItemMember(&it, b[i+1:keyEnd-1], b[v:end], sums)
+		v := sc.WS(next + 1)
+		val, end, ok := plainToken(b, v)
+		if !ok {
+			return it, 0, false
+		}
+		bit := readItemMember(&it, name[1:len(name)-1], val, sums)
 		if bit == 0 || seen&bit != 0 {
 			return it, 0, false
 		}
@@ -76,8 +84,34 @@ func canonicalItem(sc *jsonscan.Scanner, i int, sums *[][32]byte) (it filter.Dig
 		if i = sc.WS(end); b[i] == '}' {
 			return it, i + 1, true
 		}
-		i = sc.WS(i + 1) // past the comma
+		if b[i] != ',' {
+			return it, 0, false
+		}
+		i = sc.WS(i + 1)
 	}
+}
+
+// plainToken returns the value at i when it is a string without escapes,
+// a literal or a run of digits — every value of a canonical item — and
+// the index past it; ok is false for anything else.
+func plainToken(b []byte, i int) (tok []byte, end int, ok bool) {
+	switch c := b[i]; {
+	case c == '"':
+		j := bytes.IndexByte(b[i+1:], '"')
+		if j < 0 || bytes.IndexByte(b[i+1:i+1+j], '\\') >= 0 {
+			return nil, 0, false
+		}
+		end = i + j + 2
+	case '0' <= c && c <= '9':
+		for end = i + 1; end < len(b) && '0' <= b[end] && b[end] <= '9'; end++ {
+		}
+	case c == 't' || c == 'f':
+		for end = i + 1; end < len(b) && 'a' <= b[end] && b[end] <= 'z'; end++ {
+		}
+	default:
+		return nil, 0, false
+	}
+	return b[i:end], end, true
 }
 
 // readItemMember reads one member of an item into it; 0 when it is not
