@@ -11,7 +11,9 @@
 // only, the body stays an object). The extension sends agent/request at
 // turn_start, before pi builds the request, so at the payload hook only the
 // filter's round trip is left: digestNs times the request as the hook sees
-// it (admission already answered), admittedDigestNs the admission too.
+// it (admission already answered), admittedDigestNs the admission too —
+// the hook then hashes while the admission travels, as the extension's
+// does (describeAhead). Both run the extension's own functions.
 //
 //   node --experimental-strip-types latency.ts [--sizes 1,16,64] [--runs N]
 //
@@ -22,7 +24,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { admit, filterDigest, filterPayload, type RequestRef } from "../src/payload.ts";
+import { describeAhead, filterDigest } from "../src/digest.ts";
+import { filterPayload, type RequestRef, sendAdmission } from "../src/payload.ts";
 import { PAYLOAD_PROVIDERS, start } from "../src/plugin.ts";
 import type { Peer } from "../src/rpc.ts";
 
@@ -88,6 +91,7 @@ async function main(argv: string[]): Promise<void> {
 	const peer = plugin.peer;
 	let seq = 0;
 	let turn = 0;
+	let enabled = false; // the session's last admission, as requests.ts keeps it
 	const event = (type: string, data: Record<string, unknown>) =>
 		peer.notify("session/event", { sessionId, event: { type, seq: seq++, time: Date.now(), data }, header: { createdAt, isSeeded: false } });
 	try {
@@ -107,8 +111,15 @@ async function main(argv: string[]): Promise<void> {
 				event("step/start", { turn, step: 1 });
 				const ref: RequestRef = { sessionId, turn, step: 1, requestId: `bench-${turn}`, provider: PAYLOAD_PROVIDERS[0], model: "gpt-5.3-codex" };
 				let t = process.hrtime.bigint();
-				const admission = await admit(peer, ref);
-				if (pipelined) t = process.hrtime.bigint();
+				const pending = sendAdmission(peer, ref); // turn_start
+				if (pipelined) {
+					await pending.result;
+					t = process.hrtime.bigint();
+				}
+				// The payload hook, as requests.ts runs it.
+				const early = form === "digest" ? describeAhead(pending, body, enabled) : undefined;
+				const admission = await pending.result;
+				enabled = admission?.enabled === true;
 				let sent: Body;
 				let n: number;
 				if (form === "body") {
@@ -116,7 +127,7 @@ async function main(argv: string[]): Promise<void> {
 					sent = res.payload as Body;
 					n = res.omitted.items;
 				} else {
-					const res = await filterDigest(peer, ref, body);
+					const res = await filterDigest(peer, ref, body, early);
 					sent = res.body as Body;
 					n = res.res.omitted.items;
 				}
