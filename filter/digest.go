@@ -69,8 +69,12 @@ func (t *Turn) ApplyDigests(ctx context.Context, items []DigestItem, revoked fun
 
 	base := t.baseline.Load()
 	first := base == nil
-	fresh := baseline{}
-	var res DigestResult
+	var fresh baseline
+	if first {
+		fresh = make(baseline, reasoning)
+	}
+	// At most one strip follows each reasoning item, and every omission is one.
+	res := DigestResult{Omit: make([]int, 0, reasoning), Strip: make([]int, 0, reasoning)}
 	prevOmitted := false
 	for i, it := range items {
 		omit := false

@@ -41,6 +41,9 @@ type method struct {
 	// succeeded: the host will send nothing, so effects such as a turn
 	// admission must be undone.
 	onCancel func(params []byte)
+	// inline marks a request answered in the read loop when its params
+	// are small (runInline).
+	inline bool
 }
 
 // run calls the request's handler.
@@ -76,6 +79,9 @@ type dispatcher struct {
 	gate initGate
 	// base is Serve's context: every request's context derives from it.
 	base context.Context
+	// quiet holds the plugin's notices while an inline request runs and
+	// its reply is written; it returns the release (nil: nothing held).
+	quiet func() (release func())
 
 	mu       sync.Mutex
 	inflight map[string]*inflight // by wire.ID key
@@ -132,6 +138,10 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 	}
 	if m.opens && !d.gate.begin() {
 		fail(wire.CodeInvalidRequest, "initialize is already running")
+		return
+	}
+	if m.inline && len(params.Bytes()) <= inlineBytes {
+		d.runInline(in.ID, m, params)
 		return
 	}
 	ctx, cancel := context.WithCancel(d.base)

@@ -23,7 +23,7 @@ func (s *Server) methodTable() map[string]method {
 		"llm/response":      {check: schema("wire/llm/response.params"), notify: s.llmResponse},
 		"agent/request":     {check: schema("wire/agent/request.params"), call: s.agentRequest, onCancel: s.requestCancelled},
 		"llm/payload":       {check: checkPayloadParams, borrow: s.llmPayload, onCancel: s.requestCancelled},
-		"llm/payloadDigest": {check: checkPayloadParams, call: s.llmPayloadDigest, onCancel: s.requestCancelled},
+		"llm/payloadDigest": {check: checkPayloadParams, call: s.llmPayloadDigest, onCancel: s.requestCancelled, inline: true},
 		"remote/invoke":     {check: checkInvokeParams, call: s.remoteInvoke},
 		"tool/call":         {check: schema("wire/tool/call.params"), call: s.toolCall},
 	}

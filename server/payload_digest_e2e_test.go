@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/continuity-dev/continuity/fixtures/host"
@@ -78,5 +79,46 @@ func TestPayloadDigestDecidesLikeTheBytes(t *testing.T) {
 	_, rerr = step(3, "d3", []map[string]any{{"type": "reasoning", "id": true}})
 	if rerr == nil || dataCode(rerr) != "COPILOT_CONTINUATION_UNSUPPORTED_REASONING" {
 		t.Fatalf("reasoning without a digest: %v", rerr)
+	}
+}
+
+// TestPayloadDigestRefusesUnknownMembers: through the binary, params are
+// held to their schema as sent — an unknown member at the top or in an
+// item is -32602 naming it, and nothing of the turn is decided by it (the
+// same request then succeeds without the member).
+func TestPayloadDigestRefusesUnknownMembers(t *testing.T) {
+	h := startHost(t, host.Config{})
+	if _, rerr := initializeWith(t, h, []string{"github-copilot"}); rerr != nil {
+		t.Fatal(rerr)
+	}
+	freshSession(t, h, "pi")
+	if _, err := h.AgentRequest(ctxT(t), host.AgentRequestParams{SessionID: "pi", Turn: 1, Step: 1, RequestID: "u1",
+		Config: host.LLMConfig{Provider: "github-copilot", Model: "gpt-5.4"}}); err != nil {
+		t.Fatal(err)
+	}
+	params := func(extra map[string]any, item map[string]any) map[string]any {
+		p := map[string]any{"requestId": "u1", "sessionId": "pi", "turn": 1, "step": 1, "provider": "github-copilot", "model": "gpt-5.4",
+			"items": []map[string]any{{"type": "reasoning", "id": true, "sha256": digestOf("old"), "units": 3}, item}}
+		for k, v := range extra {
+			p[k] = v
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name   string
+		params map[string]any
+		member string
+	}{
+		{"top", params(map[string]any{"payload": map[string]any{}}, map[string]any{"type": "message"}), "payload"},
+		{"item", params(nil, map[string]any{"type": "function_call", "id": true, "call_id": "c1"}), "call_id"},
+	} {
+		_, rerr := payloadDigest(t, h, c.params)
+		if rerr == nil || rerr.Code != -32602 || !strings.Contains(rerr.Message, "'"+c.member+"' not allowed") {
+			t.Errorf("%s: %v", c.name, rerr)
+		}
+	}
+	res, rerr := payloadDigest(t, h, params(nil, map[string]any{"type": "function_call", "id": true}))
+	if rerr != nil || res.Outcome != "filtered" || len(res.Omit) != 1 || len(res.Strip) != 1 {
+		t.Fatalf("the same request without the member: %+v, %v", res, rerr)
 	}
 }

@@ -94,6 +94,7 @@ func Serve(ctx context.Context, cfg Config) {
 	s.disp = &dispatcher{stream: s.stream, log: cfg.Log, base: ctx, inflight: map[string]*inflight{}}
 	s.disp.gate.log = cfg.Log
 	s.disp.methods = s.methodTable()
+	s.disp.quiet = s.holdNotices
 	s.stream.BeforeEOF = func() {
 		// The host has stopped writing: nothing it could still answer will
 		// arrive, so running requests are cancelled and get what is left
@@ -126,6 +127,15 @@ func (s *Server) drain(wait func(context.Context)) {
 	ctx, cancel := context.WithDeadline(context.Background(), s.exit)
 	defer cancel()
 	wait(ctx)
+}
+
+// holdNotices holds the turn notices while an inline request is answered
+// (runInline); before initialize there are none to hold.
+func (s *Server) holdNotices() (release func()) {
+	if svc := s.svc(); svc != nil {
+		return svc.turns.HoldNotices()
+	}
+	return func() {}
 }
 
 // readGate holds the connection's read loop until open is closed:

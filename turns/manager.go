@@ -113,6 +113,12 @@ func New(opt Options) *Manager {
 // notice queue's goroutine has stopped.
 func (m *Manager) Close(ctx context.Context) { m.notices.close(ctx) }
 
+// HoldNotices keeps the notices published from now on from going to the
+// host until release, in order: a request answered in the read loop holds
+// them until its reply is written, so the host reads the answer first and
+// the notice queue's goroutine wakes only once it is out.
+func (m *Manager) HoldNotices() (release func()) { return m.notices.hold() }
+
 // maxSessions bounds the sessions held in memory. A host that never sends
 // agent/disposed would otherwise grow the map forever; idle sessions are
 // evicted beyond it (their account and header come back from the host).

@@ -51,6 +51,14 @@ func (n *notifier) send(notice Notice) {
 	}
 }
 
+// hold keeps the notices pushed from now on until release (queue.Hold).
+func (n *notifier) hold() (release func()) {
+	if n.q == nil {
+		return func() {}
+	}
+	return n.q.Hold()
+}
+
 // close sends what is queued until ctx ends and returns once the queue's
 // goroutine has; notices still queued at the deadline are logged by count.
 func (n *notifier) close(ctx context.Context) {

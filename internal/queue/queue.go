@@ -27,6 +27,7 @@ type Queue[T any] struct {
 	mu      sync.Mutex
 	items   []T
 	closed  bool
+	holds   int // items wait while positive (Hold)
 	wake    chan struct{}
 	stopped chan struct{}
 }
@@ -66,13 +67,41 @@ func (q *Queue[T]) Push(item T) {
 			q.items = append(q.items[:0:0], q.items[over:]...)
 		}
 	}
+	held := q.holds > 0
 	q.mu.Unlock()
 	if q.dropped != nil {
 		for _, d := range drop {
 			q.dropped(d)
 		}
 	}
-	q.signal()
+	if !held {
+		q.signal()
+	}
+}
+
+// Hold keeps pushed items waiting, in order, until every hold is
+// released; an item already running goes on. A caller about to write to
+// the same pipe as the queue's work uses it so that its own write goes
+// first (the plugin answers a request before the notices it caused) and
+// no goroutine wakes for a moment it would only wait. A hold must be
+// short: nothing starts while one is taken. Once the queue is closed its
+// items run whatever the holds, so an exit never waits on one.
+func (q *Queue[T]) Hold() (release func()) {
+	q.mu.Lock()
+	q.holds++
+	q.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			q.mu.Lock()
+			q.holds--
+			resume := q.holds == 0 && len(q.items) > 0
+			q.mu.Unlock()
+			if resume {
+				q.signal()
+			}
+		})
+	}
 }
 
 // Len is the number of items waiting (not counting one that runs).
@@ -118,6 +147,9 @@ func (q *Queue[T]) next() (item T, ok, closed bool) {
 	}
 	if len(q.items) == 0 {
 		return item, false, q.closed
+	}
+	if q.holds > 0 && !q.closed {
+		return item, false, false // the release signals
 	}
 	item = q.items[0]
 	var zero T

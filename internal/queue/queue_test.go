@@ -120,3 +120,44 @@ func rangeInts(n int) []int {
 	}
 	return out
 }
+
+func TestHoldKeepsItemsWaitingUntilEveryRelease(t *testing.T) {
+	ran := make(chan int, 8)
+	q := New(context.Background(), func(_ context.Context, n int) { ran <- n }, Options[int]{})
+	defer q.Close(context.Background())
+	first, second := q.Hold(), q.Hold()
+	q.Push(1)
+	q.Push(2)
+	first()
+	first() // a release counts once
+	select {
+	case n := <-ran:
+		t.Fatalf("item %d ran while a hold was still taken", n)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if q.Len() != 2 {
+		t.Fatalf("Len = %d while held, want 2", q.Len())
+	}
+	second()
+	for want := 1; want <= 2; want++ {
+		select {
+		case n := <-ran:
+			if n != want {
+				t.Fatalf("ran %d, want %d (push order)", n, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("item %d did not run after the last release", want)
+		}
+	}
+}
+
+func TestCloseRunsHeldItems(t *testing.T) {
+	var got []int
+	q := New(context.Background(), func(_ context.Context, n int) { got = append(got, n) }, Options[int]{})
+	release := q.Hold()
+	defer release()
+	q.Push(1)
+	if unrun := q.Close(context.Background()); unrun != 0 || !slices.Equal(got, []int{1}) {
+		t.Fatalf("Close with a hold taken: ran %v, left %d unrun", got, unrun)
+	}
+}

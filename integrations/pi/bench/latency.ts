@@ -11,9 +11,15 @@
 // only, the body stays an object). The extension sends agent/request at
 // turn_start, before pi builds the request, so at the payload hook only the
 // filter's round trip is left: digestNs times the request as the hook sees
-// it (admission already answered), admittedDigestNs the admission too.
+// it (admission already answered), admittedDigestNs the admission too —
+// the hook then hashes while the admission travels, as the extension's
+// does (describeAhead). Both run the extension's own functions.
 //
 //   node --experimental-strip-types latency.ts [--sizes 1,16,64] [--runs N]
+//
+// Each run measures every form once, the in-process filter and the two
+// digest forms in an order that rotates from run to run; the first run is
+// a warm-up.
 //
 // CONTINUITY_BIN names the binary. One JSON line per size on stdout:
 // {mib, bytes, items, omitted, inProcessNs, bodyNs, digestNs, admittedDigestNs}
@@ -22,7 +28,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { admit, filterDigest, filterPayload, type RequestRef } from "../src/payload.ts";
+import { describeAhead, filterDigest } from "../src/digest.ts";
+import { filterPayload, type RequestRef, sendAdmission } from "../src/payload.ts";
 import { PAYLOAD_PROVIDERS, start } from "../src/plugin.ts";
 import type { Peer } from "../src/rpc.ts";
 
@@ -88,6 +95,7 @@ async function main(argv: string[]): Promise<void> {
 	const peer = plugin.peer;
 	let seq = 0;
 	let turn = 0;
+	let enabled = false; // the session's last admission, as requests.ts keeps it
 	const event = (type: string, data: Record<string, unknown>) =>
 		peer.notify("session/event", { sessionId, event: { type, seq: seq++, time: Date.now(), data }, header: { createdAt, isSeeded: false } });
 	try {
@@ -107,8 +115,15 @@ async function main(argv: string[]): Promise<void> {
 				event("step/start", { turn, step: 1 });
 				const ref: RequestRef = { sessionId, turn, step: 1, requestId: `bench-${turn}`, provider: PAYLOAD_PROVIDERS[0], model: "gpt-5.3-codex" };
 				let t = process.hrtime.bigint();
-				const admission = await admit(peer, ref);
-				if (pipelined) t = process.hrtime.bigint();
+				const pending = sendAdmission(peer, ref); // turn_start
+				if (pipelined) {
+					await pending.result;
+					t = process.hrtime.bigint();
+				}
+				// The payload hook, as requests.ts runs it.
+				const early = form === "digest" ? describeAhead(pending, body, enabled) : undefined;
+				const admission = await pending.result;
+				enabled = admission?.enabled === true;
 				let sent: Body;
 				let n: number;
 				if (form === "body") {
@@ -116,7 +131,7 @@ async function main(argv: string[]): Promise<void> {
 					sent = res.payload as Body;
 					n = res.omitted.items;
 				} else {
-					const res = await filterDigest(peer, ref, body);
+					const res = await filterDigest(peer, ref, body, early);
 					sent = res.body as Body;
 					n = res.res.omitted.items;
 				}
@@ -125,13 +140,28 @@ async function main(argv: string[]): Promise<void> {
 				if (!admission?.enabled || !sent) throw new Error(`turn ${turn} (${form}): admission ${JSON.stringify(admission)}, nothing filtered`);
 				return { ns, input: sent.input.length, omitted: n };
 			};
-			for (let r = 0; r <= runs; r++) {
+			const measureLocal = () => {
 				const t = process.hrtime.bigint();
 				const local = inProcess(body);
-				const localNs = Number(process.hrtime.bigint() - t);
+				return { local, ns: Number(process.hrtime.bigint() - t) };
+			};
+			for (let r = 0; r <= runs; r++) {
+				// The body form first: the garbage of its whole-body copies
+				// then falls on the next measurement, and which one that is
+				// (the in-process filter or a digest form) rotates with r,
+				// as does the order of the other three.
 				const viaBody = await request("body", true);
-				const viaDigest = await request("digest", true);
-				const viaAdmitted = await request("digest", false);
+				const order = [0, 1, 2].map((k) => (k + r) % 3);
+				let inProc: { local: ReturnType<typeof inProcess>; ns: number } | undefined;
+				let viaDigest: { ns: number; input: number; omitted: number } | undefined;
+				let viaAdmitted: { ns: number; input: number; omitted: number } | undefined;
+				for (const k of order) {
+					if (k === 0) inProc = measureLocal();
+					else if (k === 1) viaDigest = await request("digest", true);
+					else viaAdmitted = await request("digest", false);
+				}
+				if (!inProc || !viaDigest || !viaAdmitted) throw new Error("a form was not measured");
+				const { local, ns: localNs } = inProc;
 				for (const [form, got] of [["body", viaBody], ["digest", viaDigest], ["digest", viaAdmitted]] as const) {
 					if (got.omitted !== local.omitted || got.input !== local.body.input.length) {
 						throw new Error(`${form} form: the plugin omitted ${got.omitted} items, the in-process filter ${local.omitted}`);

@@ -76,7 +76,7 @@ func TestLatencyBenchAgrees(t *testing.T) {
 //	go test -run '^$' -bench ExtensionLatency ./integrations/pi/e2e/
 func BenchmarkExtensionLatency(b *testing.B) {
 	for range b.N {
-		for _, l := range runLatency(b, "1,16,64", 5) {
+		for _, l := range runLatency(b, "1,16,64", 21) {
 			in := median(l.InProcessNs)
 			b.ReportMetric(median(l.DigestNs)/in, fmt.Sprintf("digest/inproc@%dMiB", l.MiB))
 			b.ReportMetric(median(l.AdmittedNs)/in, fmt.Sprintf("digest+admit/inproc@%dMiB", l.MiB))

@@ -1,9 +1,9 @@
 // One provider request of pi as the protocol sees it: agent/request binds it
-// to the session's turn, llm/payload filters its body. The body is
-// serialized once and spliced into the params; the plugin's filtered body
-// replaces pi's payload. Any plugin error stops the request: pi goes on
-// after a throwing handler, so the request is aborted and the named
-// diagnostic shown instead.
+// to the session's turn, llm/payload filters its body (or its digest form
+// describes it, digest.ts). The body is serialized once and spliced into
+// the params; the plugin's filtered body replaces pi's payload. Any plugin
+// error stops the request: pi goes on after a throwing handler, so the
+// request is aborted and the named diagnostic shown instead.
 import { createHash } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import type { Peer } from "./rpc.ts";
@@ -41,6 +41,29 @@ export async function admit(peer: Peer, r: RequestRef, reasoningEffort?: string)
 }
 
 /**
+ * PendingAdmission is an agent/request sent at turn_start and answered
+ * while pi builds the request: the payload hook awaits result, and can
+ * tell whether the answer is already in (settled) to decide what to do
+ * while it is not.
+ */
+export class PendingAdmission {
+	settled = false;
+	readonly result: Promise<Admission | null>;
+	constructor(sent: Promise<Admission | null>) {
+		const settle = () => {
+			this.settled = true;
+		};
+		this.result = sent.finally(settle);
+		this.result.catch(() => {}); // awaited, and reported, by the request
+	}
+}
+
+/** sendAdmission sends agent/request without waiting for its answer. */
+export function sendAdmission(peer: Peer, r: RequestRef): PendingAdmission {
+	return new PendingAdmission(admit(peer, r));
+}
+
+/**
  * filterPayload sends llm/payload with the body spliced in as JSON text
  * (JSON.stringify once, never a second object), and returns the result.
  */
@@ -48,66 +71,6 @@ export async function filterPayload(peer: Peer, r: RequestRef, body: unknown, si
 	const head = JSON.stringify({ requestId: r.requestId, sessionId: r.sessionId, turn: r.turn, step: r.step, provider: r.provider, model: r.model, purpose: "chat" });
 	const params = `${head.slice(0, -1)},"payload":${JSON.stringify(body)}}`;
 	return peer.request<PayloadResult>("llm/payload", params, signal);
-}
-
-/** A Responses body as pi's payload hook holds it. */
-interface Body {
-	input?: unknown;
-	[k: string]: unknown;
-}
-
-type Item = Record<string, unknown>;
-
-export interface DigestResult {
-	outcome: "filtered" | "unchanged" | "native";
-	omit?: number[];
-	strip?: number[];
-	omitted: { items: number; codeUnits: number; strippedIds: number };
-}
-
-/**
- * filterDigest is the digest form (llm/payloadDigest): the body stays an
- * object here; each top-level item is described by its type, whether it has
- * an id, and for reasoning the SHA-256 of its encrypted_content with that
- * string's length in UTF-16 code units. The plugin answers which items to
- * omit and whose id to remove, and the kept items go out as the very
- * objects pi built. It returns the body to send (undefined: pi's own) and
- * the result.
- */
-export async function filterDigest(peer: Peer, r: RequestRef, body: unknown, signal?: AbortSignal): Promise<{ body: unknown; res: DigestResult }> {
-	const input = (body as Body | null)?.input;
-	if (!Array.isArray(input)) {
-		// Not a Responses body (Chat Completions, Anthropic Messages): it
-		// does not take part, as the bytes form's plugin would say.
-		return { body: undefined, res: { outcome: "native", omitted: { items: 0, codeUnits: 0, strippedIds: 0 } } };
-	}
-	const items = (input as Item[]).map((it) => {
-		const d: Record<string, unknown> = {};
-		if (typeof it?.type === "string") d.type = it.type;
-		if (it && "id" in it) d.id = true;
-		if (it?.type === "reasoning" && typeof it.encrypted_content === "string" && it.encrypted_content !== "") {
-			d.sha256 = createHash("sha256").update(it.encrypted_content).digest("hex");
-			d.units = it.encrypted_content.length;
-		}
-		return d;
-	});
-	const res = await peer.request<DigestResult>("llm/payloadDigest", { ...head(r), items }, signal);
-	if (res.outcome !== "filtered") return { body: undefined, res };
-	const omit = new Set(res.omit ?? []);
-	const strip = new Set(res.strip ?? []);
-	const kept: unknown[] = [];
-	(input as Item[]).forEach((it, i) => {
-		if (omit.has(i)) return;
-		if (strip.has(i)) {
-			const { id: _id, ...rest } = it;
-			kept.push(rest);
-		} else kept.push(it);
-	});
-	return { body: { ...(body as Body), input: kept }, res };
-}
-
-function head(r: RequestRef): Record<string, unknown> {
-	return { requestId: r.requestId, sessionId: r.sessionId, turn: r.turn, step: r.step, provider: r.provider, model: r.model, purpose: "chat" };
 }
 
 /** The status and body of a failed request as pi reports it ("400 {…}"). */

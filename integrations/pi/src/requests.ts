@@ -7,7 +7,8 @@ import { accountDigest } from "./account.ts";
 import type { SessionLog } from "./events.ts";
 import type { Extension } from "./extension.ts";
 import { payloadForm } from "./outcomes.ts";
-import { type Admission, admit, failure, filterDigest, filterPayload, type RequestRef, trace } from "./payload.ts";
+import { describeAhead, filterDigest } from "./digest.ts";
+import { failure, filterPayload, type PendingAdmission, type RequestRef, sendAdmission, trace } from "./payload.ts";
 import { PAYLOAD_PROVIDERS } from "./plugin.ts";
 import { views } from "./remote.ts";
 
@@ -17,7 +18,7 @@ interface Prepared {
 	step: number;
 	cancelled?: true;
 	ref?: RequestRef;
-	admission?: Promise<Admission | null>;
+	admission?: PendingAdmission;
 }
 
 export class StepRequests {
@@ -26,6 +27,8 @@ export class StepRequests {
 	private readonly preparing = new Map<string, { turn: number; step: number; pending: Promise<Prepared | undefined> }>();
 	/** The request of each session's step in flight, for llm/response. */
 	private readonly inFlight = new Map<string, RequestRef>();
+	/** The sessions whose last admission was enabled (describeAhead). */
+	private readonly enabled = new Set<string>();
 	private count = 0;
 
 	constructor(ext: Extension) {
@@ -83,9 +86,7 @@ export class StepRequests {
 			model: model.id,
 			accountId,
 		};
-		const admission = admit(peer, ref);
-		admission.catch(() => {}); // awaited, and reported, by the request
-		return { turn, step, ref, admission };
+		return { turn, step, ref, admission: sendAdmission(peer, ref) };
 	}
 
 	/**
@@ -115,11 +116,15 @@ export class StepRequests {
 			}
 			const { peer } = await this.ext.connect();
 			const ref = p.ref;
-			const admission = await p.admission;
+			const digest = payloadForm() === "digest";
+			const early = digest ? describeAhead(p.admission, payload, this.enabled.has(log.sessionId)) : undefined;
+			const admission = await p.admission.result;
 			this.inFlight.set(log.sessionId, ref);
+			if (admission?.enabled) this.enabled.add(log.sessionId);
+			else this.enabled.delete(log.sessionId);
 			if (!admission) return undefined;
-			if (payloadForm() === "digest") {
-				const { body, res } = await filterDigest(peer, ref, payload, ctx.signal);
+			if (digest) {
+				const { body, res } = await filterDigest(peer, ref, payload, early, ctx.signal);
 				trace(ref, res, body ?? payload);
 				return body;
 			}
