@@ -4,7 +4,7 @@ package filter
 
 import "time"
 
-var start = time.Now()
+var processStart = time.Now()
 
 // cpuTime falls back to wall time where rusage is not available.
-func cpuTime() time.Duration { return time.Since(start) }
+func cpuTime() time.Duration { return time.Since(processStart) }
