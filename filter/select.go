@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"sync/atomic"
-
-	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 // Kind is what an encrypted input item is.
@@ -46,26 +44,14 @@ func Select(ctx context.Context, payload []byte, opts Options, revoked func() er
 	if err := fp.poll(); err != nil {
 		return Result{}, err
 	}
-	ds := newDecisions()
-	var g *digest
-	sc := scanner{Scanner: jsonscan.Scanner{B: payload, Trusted: opts.Prevalidated}, compaction: true}
-	if len(payload) >= concurrentDigestBytes {
-		sc.front = newFrontier()
-		g = startDigest(ctx, payload, opts.StripPairedIDs, ds, sc.front, nil)
-	}
-	fail := func(err error) (Result, error) {
-		if g != nil {
-			ds.stop()
-			g.wait()
-		}
+	d, dg, err := scanDigesting(ctx, payload, opts, true, concurrentDigestBytes, nil)
+	if err != nil {
 		return Result{}, err
 	}
-	d, err := sc.scan()
-	if err != nil {
-		return fail(named(err))
-	}
-	if d.problem != nil {
-		return fail(d.problem)
+	ds, g := dg.ds, dg.g
+	fail := func(err error) (Result, error) {
+		dg.stop()
+		return Result{}, err
 	}
 	ds.init(len(d.reasoning))
 	if g != nil {

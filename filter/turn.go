@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/continuity-dev/continuity/diag"
-	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 // Options configure a Turn.
@@ -116,30 +115,14 @@ func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) 
 	if err := fp.poll(); err != nil {
 		return Result{}, err
 	}
-	// The digest of the final bytes runs on another core: it hashes what
-	// the scan has already found to be final while the scan goes on, and
-	// the rest as the omit decisions are made, so hashing the ciphertexts
-	// and hashing the result overlap.
-	ds := newDecisions()
-	var g *digest
-	sc := scanner{Scanner: jsonscan.Scanner{B: payload, Trusted: t.opts.Prevalidated}}
-	if len(payload) >= t.concurrentFrom {
-		sc.front = newFrontier()
-		g = startDigest(ctx, payload, t.opts.StripPairedIDs, ds, sc.front, t.onDigest)
-	}
-	fail := func(err error) (Result, error) {
-		if g != nil {
-			ds.stop()
-			g.wait()
-		}
+	d, dg, err := scanDigesting(ctx, payload, t.opts, false, t.concurrentFrom, t.onDigest)
+	if err != nil {
 		return Result{}, err
 	}
-	d, err := sc.scan()
-	if err != nil {
-		return fail(named(err))
-	}
-	if d.problem != nil {
-		return fail(d.problem)
+	ds, g := dg.ds, dg.g
+	fail := func(err error) (Result, error) {
+		dg.stop()
+		return Result{}, err
 	}
 
 	base := t.baseline.Load()
