@@ -43,18 +43,28 @@ type payload struct {
 // standard library, and no known client sends it to a Responses endpoint)
 // and chains of codings are passed on unfiltered.
 func decodable(enc string) bool {
-	switch strings.ToLower(strings.TrimSpace(enc)) {
-	case "", "identity", "gzip", "zstd", "deflate":
+	switch codingOf(enc) {
+	case "", "gzip", "zstd", "deflate":
 		return true
 	}
 	return false
 }
 
+// codingOf is a Content-Encoding as the proxy compares it: lower case,
+// trimmed, and "" for a plain body (none, or identity).
+func codingOf(enc string) string {
+	c := strings.ToLower(strings.TrimSpace(enc))
+	if c == "identity" {
+		return ""
+	}
+	return c
+}
+
 // openPayload decompresses sent by its Content-Encoding enc (decodable)
 // to at most limit bytes (maxDecodedBytes).
 func openPayload(sent []byte, enc string, limit int) (payload, error) {
-	coding := strings.ToLower(strings.TrimSpace(enc))
-	if coding == "" || coding == "identity" {
+	coding := codingOf(enc)
+	if coding == "" {
 		return payload{plain: sent, sent: sent}, nil
 	}
 	pay := payload{sent: sent, coding: coding}

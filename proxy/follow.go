@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strings"
 	"sync/atomic"
 
 	"go.uber.org/zap"
@@ -21,9 +20,8 @@ import (
 // whole (readBody) and then given to a Stream; st is nil for a compressed
 // body, which is decoded first. A non-nil st must be closed.
 func readRequest(w http.ResponseWriter, r *http.Request, enc string) (body []byte, st *filter.Stream, err error) {
-	coding := strings.ToLower(strings.TrimSpace(enc))
 	opts := filter.Options{StripPairedIDs: true}
-	if coding != "" && coding != "identity" {
+	if codingOf(enc) != "" {
 		body, err = readBody(w, r)
 		return body, nil, err
 	}
