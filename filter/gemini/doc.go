@@ -9,8 +9,8 @@
 // signature is bound to where it was minted: another account's or another
 // upstream's answers 400 "Corrupted thought signature.". Gemini 3 also
 // requires a signature on the first functionCall part of each step of the
-// current turn, where the current turn starts at the last user content that
-// is not only function responses ("Function call is missing a
+// current turn, where the current turn starts at the last user content with
+// text and no function response ("Function call is missing a
 // thought_signature"). So, for each signature the caller's decision does not
 // keep:
 //   - of an earlier turn: the thoughtSignature member is removed and the part

@@ -65,12 +65,14 @@ func oracle(t *testing.T, in []byte) (any, Omitted) {
 		m := c.(map[string]any)
 		role, has := m["role"]
 		parts, _ := m["parts"].([]any)
-		message := false
+		text, response := false, false
 		for _, p := range parts {
-			_, resp := p.(map[string]any)["functionResponse"]
-			message = message || !resp
+			pm := p.(map[string]any)
+			_, resp := pm["functionResponse"]
+			s, _ := pm["text"].(string)
+			text, response = text || s != "", response || resp
 		}
-		if (!has || role == "user") && message {
+		if (!has || role == "user") && text && !response {
 			current = k
 		}
 	}

@@ -27,7 +27,7 @@ type span struct{ start, end int }
 type content struct {
 	span
 	user       bool // role "user", or no role (Gemini's default)
-	message    bool // a user content with a part that is not a function response
+	message    bool // a user content with text and no function response: a turn starts
 	first, n   int  // its parts: Doc.parts[first : first+n]
 	partsFound bool
 }

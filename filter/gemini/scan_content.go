@@ -53,9 +53,12 @@ func (d *Doc) scanContent(s *jsonscan.Scanner, i int) (int, error) {
 	}
 	c.end, c.n = end, len(d.parts)-c.first
 	if c.user {
+		text, response := false, false
 		for _, p := range d.parts[c.first:] {
-			c.message = c.message || !p.response
+			text = text || p.text.end-p.text.start > 2
+			response = response || p.response
 		}
+		c.message = text && !response
 	}
 	d.contents = append(d.contents, c)
 	return end, nil
@@ -143,8 +146,11 @@ func (d *Doc) contents0(k int) int {
 }
 
 // currentTurn is the index of the first content of the current turn: the
-// last user content that is not only function responses. With none, the
-// whole payload is the current turn.
+// last user content with a non-empty text part and no function response,
+// as gemini-cli places its active loop (ensureActiveLoopHasThoughtSignatures):
+// of the plausible places it is the earliest, so a call Gemini counts in
+// the current turn never loses its signature without the sentinel. With
+// none, the whole payload is the current turn.
 func (d *Doc) currentTurn() int {
 	for k := len(d.contents) - 1; k >= 0; k-- {
 		if d.contents[k].message {
