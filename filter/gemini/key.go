@@ -12,25 +12,25 @@ import (
 const KeyPrefix = "gemini-"
 
 // Key derives the conversation's key from its first user content: SHA-256
-// over a domain label and the decoded text of each of that content's text
-// parts, each with its length, so the same first content serialised with
-// other whitespace, member order or escapes gives the same key. gemini-cli
-// sends no session id with an API key, but its first user content (the
+// over a domain label and the decoded text of each text part of the
+// leading user contents (those before the first content of another role),
+// each with its length, so the same content serialised with other
+// whitespace, member order or escapes gives the same key. gemini-cli sends
+// no session id with an API key, but its first user content (the
 // <session_context> part and the first prompt) is persisted and replayed
-// unchanged across --resume. ok is false when the payload has no user
-// content with text. Two conversations that begin with the very same text
+// unchanged across --resume; its side requests (model routing) send the
+// same two parts as two user contents, which the leading run joins, as the
+// client's own history merges them. ok is false when the payload starts
+// with no user text. Two conversations that begin with the very same text
 // share a key; a client that rewrites its first content (gemini-cli's chat
 // compression replaces the history with a summary) starts a new one.
 func (d *Doc) Key() (key string, ok bool) {
-	for k := range d.contents {
+	h := sha256.New()
+	h.Write([]byte("continuity-gemini-conversation\x00"))
+	var sc jsonscan.Scanner
+	var n [8]byte
+	for k := 0; k < len(d.contents) && d.contents[k].user; k++ {
 		c := &d.contents[k]
-		if !c.user {
-			continue
-		}
-		h := sha256.New()
-		h.Write([]byte("continuity-gemini-conversation\x00"))
-		var sc jsonscan.Scanner
-		var n [8]byte
 		for _, p := range d.parts[c.first : c.first+c.n] {
 			if p.text.end == 0 {
 				continue
@@ -44,12 +44,11 @@ func (d *Doc) Key() (key string, ok bool) {
 			h.Write(v)
 			ok = true
 		}
-		if !ok {
-			return "", false
-		}
-		return KeyPrefix + hex.EncodeToString(h.Sum(nil)[:16]), true
 	}
-	return "", false
+	if !ok {
+		return "", false
+	}
+	return KeyPrefix + hex.EncodeToString(h.Sum(nil)[:16]), true
 }
 
 // Contents is how many contents the payload has.

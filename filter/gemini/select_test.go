@@ -117,6 +117,10 @@ func TestKeyStable(t *testing.T) {
 	a := key(`{"contents":[{"role":"user","parts":[{"text":"ctx"},{"text":"hi"}]}]}`)
 	b := key(`{"contents": [ {"parts": [{"text": "ctx"}, {"inlineData":{}}, {"text": "h\u0069"}], "role": "user"},{"role":"model","parts":[{"text":"x"}]},{"role":"user","parts":[{"text":"more"}]}]}`)
 	c := key(`{"contents":[{"role":"user","parts":[{"text":"ctxhi"}]}]}`)
+	// gemini-cli's routing request: the same parts as two user contents.
+	if r := key(`{"contents":[{"role":"user","parts":[{"text":"ctx"}]},{"role":"user","parts":[{"text":"hi"}]}]}`); r != a {
+		t.Fatal("the routing request's key differs from the conversation's")
+	}
 	if a != b || a == c || !strings.HasPrefix(a, KeyPrefix) {
 		t.Fatalf("a %s b %s c %s", a, b, c)
 	}
