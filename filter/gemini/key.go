@@ -69,3 +69,21 @@ func (d *Doc) Steps() int {
 	}
 	return n
 }
+
+// Messages is how many user contents start a turn (text, no function
+// response).
+func (d *Doc) Messages() int {
+	n := 0
+	for k := range d.contents {
+		if d.contents[k].message {
+			n++
+		}
+	}
+	return n
+}
+
+// EndsInMessage reports whether the last content starts a turn: the
+// request is the first of its turn.
+func (d *Doc) EndsInMessage() bool {
+	return len(d.contents) > 0 && d.contents[len(d.contents)-1].message
+}
