@@ -93,6 +93,18 @@ func TestGeminiCLIAcrossKeys(t *testing.T) {
 		t.Fatal("no tool step went through the proxy")
 	}
 	run(geminiKeyA, "back to the first key", false)
+	var omitted int
+	for _, s := range pageState(t, px).Sessions {
+		if !strings.HasPrefix(s.ID, "gemini-") || s.Policy != "on" {
+			t.Errorf("session %q with policy %q on the page", s.ID, s.Policy)
+		}
+		for _, turn := range s.Turns {
+			omitted += turn.OmittedReasoning
+		}
+	}
+	if omitted == 0 {
+		t.Error("the page counts no removed signature")
+	}
 	if !strings.Contains(px.Log(), `"omitted"`) || !strings.Contains(px.Log(), "thoughtSignatures") {
 		t.Errorf("the proxy logged no omission:\n%s", px.Log())
 	}

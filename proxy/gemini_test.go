@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -89,6 +90,52 @@ func TestGeminiTap(t *testing.T) {
 			if len(got) != 2 || got[0] != want[0] || got[1] != want[1] || len(persisted) != 2 {
 				t.Fatalf("%q in %d-byte reads: recorded %d, persisted %d", body, n, len(got), len(persisted))
 			}
+		}
+	}
+}
+
+// TestGeminiRejectionHint: Gemini's "Corrupted thought signature." answered
+// to a session whose policy is off passes byte for byte with the hint
+// naming the derived session; with the policy on it is recorded, unhinted,
+// and the page's record of it carries no text.
+func TestGeminiRejectionHint(t *testing.T) {
+	envelope := "{\n  \"error\": {\n    \"code\": 400,\n    \"message\": \"Corrupted thought signature.\",\n    \"status\": \"INVALID_ARGUMENT\"\n  }\n}\n"
+	got := make(chan seen, 8)
+	up := echoUpstream(t, got, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		w.WriteHeader(400)
+		_, _ = w.Write([]byte(envelope))
+	})
+	p, px := newTestProxy(t, up.URL, "")
+	body := `{"contents":[{"role":"user","parts":[{"text":"first"}]},{"role":"model","parts":[{"text":"a","thoughtSignature":"Zm9yZWlnbg=="}]},{"role":"user","parts":[{"text":"again"}]}]}`
+	d, _ := gemini.Scan([]byte(body))
+	session, _ := d.Key()
+	send := func() (*http.Response, string, string) {
+		req, _ := http.NewRequest(http.MethodPost, px.URL+"/v1beta/models/gemini-3-pro:streamGenerateContent?alt=sse", strings.NewReader(body))
+		req.Header.Set("X-Goog-Api-Key", "AIza-secret-key")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b), (<-got).body
+	}
+	resp, b, sent := send()
+	if resp.Header.Get(HintHeader) != "" || b != envelope || strings.Contains(sent, "thoughtSignature") {
+		t.Fatalf("policy on: hint %q, sent %s", resp.Header.Get(HintHeader), sent)
+	}
+	if err := SetSession(context.Background(), p.cfg.Policy, session, 0, new(false)); err != nil {
+		t.Fatal(err)
+	}
+	resp, b, sent = send()
+	want := "visible-history continuation is off for this session; turn it on with: continuity policy --data-dir /d " + session + " on (or on the status page http://127.0.0.1:1/)"
+	if hint := resp.Header.Get(HintHeader); hint != want || b != envelope || sent != body {
+		t.Fatalf("policy off: hint %q, body %q, sent %s", hint, b, sent)
+	}
+	for _, s := range p.sessions.views() {
+		if s.ID == session && (len(s.Rejections) != 2 || s.Rejections[0].Kind != "not-verified" || !s.Rejections[1].Hinted) {
+			t.Fatalf("rejections %+v", s.Rejections)
 		}
 	}
 }
