@@ -23,11 +23,11 @@ import (
 // (upstream, key) are removed by Gemini's rules. Unknown issuers fail
 // closed: a signature the ledger never saw issued to this key goes. The
 // answer streams back through a tap that records the signatures it issues.
-func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request) {
+func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request, up geminiUpstream) {
 	enc := r.Header.Get("Content-Encoding")
 	if !decodable(enc) {
 		p.cfg.Log.Warn("compressed request body passed through unfiltered", zapPath(r), zap.String("encoding", enc))
-		p.plain.ServeHTTP(w, r)
+		up.plain.ServeHTTP(w, r)
 		return
 	}
 	sent, err := readBody(w, r)
@@ -54,10 +54,10 @@ func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, diagCode(err, diag.InvalidPayload), "continuity proxy: the request was not sent: "+err.Error())
 		return
 	}
-	acct, authed := geminiAccountOf(r, p.cfg.Upstream.String())
+	acct, authed := geminiAccountOf(r, up.issuer)
 	keys := geminiKeys(r.Header, doc)
 	if keys.session == "" || !authed {
-		p.forwardGemini(w, r, [][]byte{sent}, nil)
+		p.forwardGemini(w, r, up, [][]byte{sent}, nil)
 		return
 	}
 	fl, ok := p.placeGemini(w, r, keys, acct)
@@ -87,7 +87,7 @@ func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request) {
 			zap.Int("thoughtSignatures", om.Signatures), zap.Int("thoughtParts", om.Parts),
 			zap.Int("contents", om.Contents), zap.Int("sentinels", om.Sentinels))
 	}
-	p.forwardGemini(w, r, out, fl)
+	p.forwardGemini(w, r, up, out, fl)
 }
 
 // geminiKeys places a Gemini request: its conversation key, and the turn

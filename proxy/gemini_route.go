@@ -3,8 +3,27 @@ package proxy
 import (
 	"crypto/sha256"
 	"net/http"
+	"net/http/httputil"
 	"strings"
 )
+
+// geminiUpstream is one upstream Gemini requests are filtered for: its
+// name in issuers (a signature is bound to where it was minted, so the
+// same key on two upstreams is two issuers) and the reverse proxy that
+// sends to it with the signature tap on the answers (rp), or untouched
+// (plain). The proxy has one
+// today, for --upstream; with named upstreams each gets its own, and a
+// route for /NAME/…/models/{model}:… calls geminiRequest with it.
+type geminiUpstream struct {
+	issuer    string
+	rp, plain *httputil.ReverseProxy
+}
+
+// geminiUpstream builds the geminiUpstream of the configured upstream,
+// named by issuer.
+func (p *Proxy) geminiUpstream(issuer string) geminiUpstream {
+	return geminiUpstream{issuer: issuer, rp: p.reverseProxy(p.modifyGeminiResponse), plain: p.plain}
+}
 
 // geminiMethods are the Gemini API's model calls whose request bodies
 // replay thought signatures, matched case-insensitively so no spelling an

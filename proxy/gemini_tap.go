@@ -14,7 +14,7 @@ import (
 
 // forwardGemini sends pieces as a Gemini request's body; fl is nil for a
 // request passed through untouched.
-func (p *Proxy) forwardGemini(w http.ResponseWriter, r *http.Request, pieces [][]byte, fl *flight) {
+func (p *Proxy) forwardGemini(w http.ResponseWriter, r *http.Request, up geminiUpstream, pieces [][]byte, fl *flight) {
 	out := r.Clone(r.Context())
 	n := 0
 	readers := make([]io.Reader, len(pieces))
@@ -27,10 +27,10 @@ func (p *Proxy) forwardGemini(w http.ResponseWriter, r *http.Request, pieces [][
 	out.Header.Set("Content-Length", strconv.Itoa(n))
 	out.GetBody = nil
 	if fl == nil {
-		p.plain.ServeHTTP(w, out)
+		up.plain.ServeHTTP(w, out)
 		return
 	}
-	p.geminiUp.ServeHTTP(w, withFlight(out, fl))
+	up.rp.ServeHTTP(w, withFlight(out, fl))
 }
 
 // modifyGeminiResponse classifies an upstream error of a Gemini request
