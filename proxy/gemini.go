@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"go.uber.org/zap"
@@ -94,6 +95,13 @@ func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request, up geminiU
 // signal from the contents' shape (a tool step continues the turn).
 func geminiKeys(h http.Header, doc *gemini.Doc) requestKeys {
 	k := requestKeys{client: clientName(h)}
+	// gemini-cli's User-Agent product is GeminiCLI[-MODE]/VERSION/MODEL
+	// (GeminiCLI-tui/0.61.0/gemini-3.1-pro-preview): the model changes
+	// within one conversation, so the page shows the client only.
+	if name, rest, ok := strings.Cut(k.client, "/"); ok && strings.HasPrefix(name, "GeminiCLI") {
+		version, _, _ := strings.Cut(rest, "/")
+		k.client = name + "/" + version
+	}
 	k.session, _ = doc.Key()
 	k.users = doc.Messages()
 	k.lastUser, k.lastTool = doc.EndsInMessage(), !doc.EndsInMessage() && doc.Steps() > 0

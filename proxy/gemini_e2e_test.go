@@ -95,8 +95,8 @@ func TestGeminiCLIAcrossKeys(t *testing.T) {
 	run(geminiKeyA, "back to the first key", false)
 	var omitted int
 	for _, s := range pageState(t, px).Sessions {
-		if !strings.HasPrefix(s.ID, "gemini-") || s.Policy != "on" {
-			t.Errorf("session %q with policy %q on the page", s.ID, s.Policy)
+		if !strings.HasPrefix(s.ID, "gemini-") || s.Policy != "on" || !strings.HasPrefix(s.Client, "GeminiCLI") || !strings.HasSuffix(s.Client, "/0.61.0") {
+			t.Errorf("session %q of %q with policy %q on the page", s.ID, s.Client, s.Policy)
 		}
 		for _, turn := range s.Turns {
 			omitted += turn.OmittedReasoning
