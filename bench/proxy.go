@@ -31,6 +31,9 @@ import (
 // times to first byte (medians), the filter's own time on the body, and the
 // bytes the proxy allocated per body byte.
 type ProxyRow struct {
+	// Front is "gemini" for Gemini generateContent bodies, "" for
+	// Responses bodies.
+	Front        string  `json:"front,omitempty"`
 	Size         int     `json:"size"`
 	Runs         int     `json:"runs"`
 	PlainTTFBNs  int64   `json:"plainTtfbNs"`
@@ -160,6 +163,14 @@ func (r *runner) proxyRows() error {
 		}
 		r.rep.Proxy = append(r.rep.Proxy, row)
 	}
+	for _, size := range r.cfg.ProxySizes {
+		r.logf("bench: proxy       %8s  Gemini, continuity proxy vs httputil.ReverseProxy", FormatSize(size))
+		row, err := pair.geminiTTFB(size, runs)
+		if err != nil {
+			return err
+		}
+		r.rep.Proxy = append(r.rep.Proxy, row)
+	}
 	r.logf("bench: proxy       %8s  SSE stream", FormatSize(long.Len()))
 	body := []byte(`{"prompt_cache_key":"bench","input":[{"role":"user","content":"q"}]}`)
 	best := map[*httptest.Server]time.Duration{}
@@ -249,6 +260,9 @@ func proxyBars(rep *Report) []Bar {
 	var out []Bar
 	for _, row := range rep.Proxy {
 		sz := FormatSize(row.Size)
+		if row.Front != "" {
+			sz = row.Front + " " + sz
+		}
 		limit := row.FilterNs + int64(time.Millisecond)
 		out = append(out, Bar{Name: "proxy added time to first byte, " + sz, Want: "≤ the filter's time + 1 ms",
 			Pass: row.AddedNs <= limit, Got: fmt.Sprintf("%s added (plain %s, proxy %s, filter %s)",

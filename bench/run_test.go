@@ -46,11 +46,15 @@ func TestRunSmall(t *testing.T) {
 	if es := rep.Events; es == nil || es.Steps != 2 || es.P50Ns <= 0 || es.BaselineP50Ns <= 0 || es.AdmitP50Ns <= 0 || es.ToolResultBytes != 17<<20 {
 		t.Errorf("event stream: %+v", es)
 	}
-	if len(rep.Proxy) != 1 || rep.Proxy[0].ProxyTTFBNs <= 0 || rep.Proxy[0].FilterNs <= 0 || rep.Proxy[0].AllocPerByte <= 0 ||
-		rep.ProxyStream == nil || rep.ProxyStream.Ratio <= 0 {
+	if len(rep.Proxy) != 2 || rep.ProxyStream == nil || rep.ProxyStream.Ratio <= 0 || rep.Proxy[0].Front != "" || rep.Proxy[1].Front != "gemini" {
 		t.Errorf("proxy comparison %+v %+v", rep.Proxy, rep.ProxyStream)
 	}
-	if len(rep.Bars) != 13 {
-		t.Errorf("%d bars, want 13 (10 and the proxy's 3)", len(rep.Bars))
+	for _, row := range rep.Proxy {
+		if row.ProxyTTFBNs <= 0 || row.FilterNs <= 0 || row.AllocPerByte <= 0 {
+			t.Errorf("proxy row %+v", row)
+		}
+	}
+	if len(rep.Bars) != 15 {
+		t.Errorf("%d bars, want 15 (10 and the proxy's 5: Responses and Gemini TTFB and memory, SSE)", len(rep.Bars))
 	}
 }

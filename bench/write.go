@@ -73,7 +73,11 @@ func WriteText(w io.Writer, rep *Report) error {
 var proxyColumns = []string{"continuity proxy", "body", "runs", "plain TTFB", "proxy TTFB", "added", "filter", "alloc/body"}
 
 func proxyCells(r ProxyRow) []string {
-	return []string{"vs ReverseProxy", FormatSize(r.Size), strconv.Itoa(r.Runs), dur(r.PlainTTFBNs), dur(r.ProxyTTFBNs),
+	what := "vs ReverseProxy"
+	if r.Front == "gemini" {
+		what = "Gemini vs ReverseProxy"
+	}
+	return []string{what, FormatSize(r.Size), strconv.Itoa(r.Runs), dur(r.PlainTTFBNs), dur(r.ProxyTTFBNs),
 		signedDur(r.AddedNs), dur(r.FilterNs), num(r.AllocPerByte, 2)}
 }
 

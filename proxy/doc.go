@@ -32,6 +32,12 @@
 // response carries an X-Continuity-Hint header naming the command and page
 // that turn the policy on, and the proxy's log says the same.
 //
+// Gemini's generateContent and streamGenerateContent calls are filtered
+// too (gemini.go): the session is derived from the conversation's first
+// user content, the issuer is the (upstream, API key) pair, and package
+// filter/gemini removes the thought signatures not issued to it by
+// Gemini's rules; the same policy store, ledger and page serve both.
+//
 // The status page on / lists the sessions seen; its API under /continuity/
 // needs the per-run secret (given to the page in the URL fragment, never
 // sent in a URL) and a same-origin request, so no other web page can read

@@ -29,6 +29,8 @@ type Proxy struct {
 	// filtered forwards …/responses requests: the body is the one the
 	// handler prepared, the response goes through the tap.
 	filtered *httputil.ReverseProxy
+	// gemini is the upstream Gemini requests go to (gemini_route.go).
+	gemini geminiUpstream
 	// refused counts the page API requests the guard refused in this run.
 	refused atomic.Int64
 }
@@ -46,6 +48,7 @@ func New(cfg Config) (*Proxy, error) {
 	p := &Proxy{cfg: cfg, ledger: l, issuers: newIssuers(l), sessions: newRegistry()}
 	p.plain = p.reverseProxy(nil)
 	p.filtered = p.reverseProxy(p.modifyResponse)
+	p.gemini = p.geminiUpstream(cfg.Upstream.String())
 	return p, nil
 }
 
@@ -83,6 +86,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.page(w, r)
 	case strings.HasPrefix(r.URL.Path, apiPrefix):
 		p.api(w, r)
+	case r.Method == http.MethodPost && geminiPath(r.URL.Path):
+		p.geminiRequest(w, r, p.gemini)
 	case r.Method == http.MethodPost && responsesPath(r.URL.Path):
 		p.responses(w, r)
 	default:

@@ -27,6 +27,13 @@ var rules = []rule{
 	{NotVerified, "could not be verified", "encrypted"},
 	{Pairing, "was provided without its required following item", "'reasoning'"},
 	{Pairing, "was provided without its required 'reasoning' item", "of type"},
+	// Gemini: a thought signature minted for another account or upstream
+	// (the Gemini API's INVALID_ARGUMENT, Vertex AI's "Unable to submit
+	// request"), and Gemini 3's current-turn rule, which a filter that
+	// dropped a call's signature without the sentinel would break.
+	{NotVerified, "corrupted thought signature", "invalid_argument"},
+	{NotVerified, "thought signature is not valid", "unable to submit request"},
+	{Pairing, "is missing a thought_signature", "function call"},
 }
 
 // errorCode is the supplier code that means the same as "could not be

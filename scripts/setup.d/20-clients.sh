@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the real Responses clients the proxy's end-to-end tests run
-# (Codex CLI, opencode and pi), exactly as pinned by testclients/package-lock.json.
+# Installs the real clients the proxy's end-to-end tests run
+# (Codex CLI, opencode, pi and Gemini CLI), exactly as pinned by testclients/package-lock.json.
 #
 # Not `npm ci`: opencode-ai lists optional binary packages for every
 # platform, and the registry reachable here does not serve some of them
