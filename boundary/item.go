@@ -79,6 +79,9 @@ type Item struct {
 	Passed  *bool
 	Text    string
 	Tokens  int
+	// Target is what a tool call acted on (callTarget), for the
+	// supersession of failed attempts; it is kept in memory only.
+	Target string
 }
 
 // classify sets the item's class from its kind and outcome.
