@@ -26,6 +26,10 @@ type built struct {
 	next     string // the next action as the query states it; "" when none survives
 	lists    map[string][]string
 	request  string
+	// requestSeq is the current request's event when request is set.
+	requestSeq int64
+	// effects are the events of the confirmed effects listed, in order.
+	effects  []int64
 	negFound bool // a negated residue phrase had to be rewritten
 }
 
@@ -49,12 +53,18 @@ func buildQuery(c current) built {
 	section := func(title, list string, items []Item, line func(Item, string) string) {
 		var lines []string
 		for _, it := range items {
-			text := b.positive(it.Text)
-			if text == "" && it.Kind == KindConstraint {
-				// A constraint that is all negation ("Don't worry about
-				// the flaky test failures.") still governs the task: it is
-				// restated positively, never dropped while kept.
-				text = restateConstraint(it.Text, it.Seq)
+			var text string
+			if it.Kind == KindConstraint {
+				// A constraint governs the task: its negations are
+				// restated as positive scope ("Don't worry about the
+				// flaky test failures." → "The flaky test failures are
+				// out of scope."), never dropped while it is kept.
+				text = b.restated(it.Text)
+				if text == "" {
+					text = "the constraint stated at event " + eventID(it.Seq) + " applies as stated there (session_recall reads it exactly)."
+				}
+			} else {
+				text = b.positive(it.Text)
 			}
 			if text == "" && it.Kind == KindDecision {
 				continue // nothing positive is left of it
@@ -73,16 +83,25 @@ func buildQuery(c current) built {
 	section("Constraints:", "cautions", c.constraints, subjectLine)
 	section("Decisions:", "decisions", c.decisions, subjectLine)
 	section("Confirmed effects:", "establishedFacts", c.effects, effectLine)
+	for _, it := range c.effects {
+		b.effects = append(b.effects, it.Seq)
+	}
 	section("Current state needed for the next action:", "needed", c.needed, neededLine)
 	if c.request != nil {
-		if t := b.positive(c.request.Text); t != "" {
-			b.request = t
+		// The person's words are restated, never deleted: a request that
+		// is all negation still says what the task's scope is now.
+		if t := b.restated(c.request.Text); t != "" {
+			b.request, b.requestSeq = t, c.request.Seq
 			fmt.Fprintf(&q, "\nCurrent request [event %d]:\n", c.request.Seq)
 			writeFenced(&q, t)
 		}
 	}
 	if c.next != nil {
-		if t := b.positive(c.next.Text); t != "" {
+		text := c.next.Text
+		if c.next.Index == derivedIndex {
+			text = derivedNextText(c.next.Seq, b.request != "" && c.request != nil && c.request.Seq == c.next.Seq)
+		}
+		if t := b.positive(text); t != "" {
 			b.next = t
 			fmt.Fprintf(&q, "\nNext action [event %d]:\n", c.next.Seq)
 			writeFenced(&q, t)
@@ -90,6 +109,14 @@ func buildQuery(c current) built {
 	}
 	b.query = q.String()
 	return b
+}
+
+// restated restates the person's negations as positive scope
+// (restatePositive) and trims the result.
+func (b *built) restated(s string) string {
+	out := strings.TrimSpace(restatePositive(s))
+	b.negFound = b.negFound || out != strings.TrimSpace(s)
+	return out
 }
 
 // positive rewrites negated residue away and trims the result.
@@ -115,6 +142,8 @@ func effectLine(it Item, text string) string {
 		return fmt.Sprintf("compaction checkpoint %s is recorded at event %d", it.Subject, it.Seq)
 	case KindOutcome:
 		s = fmt.Sprintf("outcome of a completed turn (event %d)", it.Seq)
+	case KindToolResult:
+		s = fmt.Sprintf("tool %s succeeded (event %d)", it.Subject, it.Seq)
 	default:
 		s = fmt.Sprintf("effect %s (event %d)", it.Subject, it.Seq)
 	}

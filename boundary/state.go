@@ -21,6 +21,7 @@ type sessionState struct {
 	view           []Item // model-visible items since the last checkpoint
 	pending        []Item // durable items not yet in the witness store
 	firstUser      *Item  // the first non-blank, non-checkpoint user message
+	priorPrompt    bool   // a non-blank person's prompt has been observed
 	lastUserSeq    int64
 	usage          *Usage
 	window         int64 // DSH's latest request/context window
@@ -112,8 +113,14 @@ func (st *sessionState) apply(ev hostapi.Event) {
 	st.track(ev, p)
 	if p.userText != nil {
 		st.lastUserSeq = ev.Seq
-		if st.firstUser == nil && strings.TrimSpace(*p.userText) != "" {
-			st.firstUser = &Item{Seq: ev.Seq, Kind: KindRequest, Text: *p.userText}
+		if st.priorPrompt {
+			p.items = withIntent(p.items, *p.userText)
+		}
+		if strings.TrimSpace(*p.userText) != "" {
+			st.priorPrompt = true
+			if st.firstUser == nil {
+				st.firstUser = &Item{Seq: ev.Seq, Kind: KindRequest, Text: *p.userText}
+			}
 		}
 	}
 	for _, it := range p.items {
