@@ -92,7 +92,6 @@ type Item struct {
 // supersede one another: each one narrows the task further.
 const personSubject = "person"
 
-
 // classify sets the item's class from its kind and outcome.
 func (it *Item) classify() {
 	switch {

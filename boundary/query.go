@@ -22,10 +22,10 @@ type current struct {
 
 // built is a rendered query with the positive texts it was made from.
 type built struct {
-	query    string
-	next     string // the next action as the query states it; "" when none survives
-	lists    map[string][]string
-	request  string
+	query   string
+	next    string // the next action as the query states it; "" when none survives
+	lists   map[string][]string
+	request string
 	// requestSeq is the current request's event when request is set.
 	requestSeq int64
 	// effects are the events of the confirmed effects listed, in order.
