@@ -43,6 +43,14 @@ func classifyAll(in input) tally {
 		case req != nil && c.key() == req.key():
 			ref.Why = WhyCurrentRequest
 			t.keep(ref)
+		case c.Kind == KindPlan && in.pin != nil:
+			// The current plan (the latest, after the pin's event) is
+			// how the work toward the pin is organised: kept and traced
+			// to the pin (plan.go).
+			ref.Why = WhyCurrentPlan
+			t.keep(ref)
+			plan := c.Item
+			t.cur.plan = &plan
 		case neededFor(c.Item, next):
 			ref.Why = WhyNeeded
 			t.keep(ref)

@@ -114,6 +114,16 @@ func parseEvent(ev hostapi.Event) parsed {
 	case EventTurnEnd:
 		p.ended, p.completed = true, dshevent.TurnEndKind(ev.Data) == "completed"
 		return p
+	case EventTodoWrite:
+		if len(ev.Data) == 0 || ev.Data[0] != '{' {
+			p.unreadable = true
+		} else {
+			parseTodo(ev.Seq, ev.Data, &p)
+		}
+		for i := range p.items {
+			p.items[i].classify()
+		}
+		return p
 	default:
 		return p
 	}

@@ -85,6 +85,8 @@ type Item struct {
 	// Intent is what a person's prompt after the first one does to the
 	// query (ClassifyPrompt); "" for every other item. In memory only.
 	Intent Intent
+	// steps are a todo/write plan's steps (plan.go). In memory only.
+	steps []planStep
 }
 
 // personSubject is the subject of a constraint the person stated in their

@@ -59,6 +59,7 @@ func decide(in input, o Options) Decision {
 		d.Reseed = &Outcome{Problems: []string{ProblemPinUnrecoverable}}
 		return d
 	}
+	d.Plan = planRecord(t.cur.plan, *in.pin)
 	b := buildQuery(t.cur)
 	d.Numbers.QueryTokens = EstimateTokens(b.query)
 	d.Numbers.OverheadTokens = o.ReseedOverhead

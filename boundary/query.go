@@ -18,6 +18,7 @@ type current struct {
 	needed      []Item // swappable items the next action still needs
 	request     *Item
 	next        *Item
+	plan        *Item // the current plan after the pin (plan.go)
 }
 
 // built is a rendered query with the positive texts it was made from.
@@ -26,6 +27,7 @@ type built struct {
 	next    string // the next action as the query states it; "" when none survives
 	lists   map[string][]string
 	request string
+	plan    string // the plan as the query states it
 	// requestSeq is the current request's event when request is set.
 	requestSeq int64
 	// effects are the events of the confirmed effects listed, in order.
@@ -82,6 +84,13 @@ func buildQuery(c current) built {
 	}
 	section("Constraints:", "cautions", c.constraints, subjectLine)
 	section("Decisions:", "decisions", c.decisions, subjectLine)
+	if c.plan != nil {
+		if t := b.positive(c.plan.Text); t != "" {
+			b.plan = t
+			fmt.Fprintf(&q, "\nPlan [event %d, pin %s]:\n", c.plan.Seq, c.pin.Digest)
+			writeFenced(&q, t)
+		}
+	}
 	section("Confirmed effects:", "establishedFacts", c.effects, effectLine)
 	for _, it := range c.effects {
 		b.effects = append(b.effects, it.Seq)

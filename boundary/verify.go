@@ -16,10 +16,12 @@ const (
 	ProblemRequestNotInQuery  = "request_not_in_query"
 	ProblemEffectsNotInQuery  = "effects_not_in_query"
 	ProblemNegationNotRestate = "negation_not_restated"
+	ProblemPlanNotTraced      = "plan_not_traced"
 )
 
 var (
 	requestHeader = regexp.MustCompile(`^Current request \[event (0|[1-9][0-9]{0,17})\]:$`)
+	planHeader    = regexp.MustCompile(`^Plan \[event (0|[1-9][0-9]{0,17}), pin (sha256:[0-9a-f]{64})\]:$`)
 	effectEvent   = regexp.MustCompile(`\(event (0|[1-9][0-9]{0,17})\)|at event (0|[1-9][0-9]{0,17})`)
 )
 
@@ -28,7 +30,11 @@ type stateReadBack struct {
 	request      string
 	requestEvent int64
 	hasRequest   bool
-	effects      []int64  // the events the confirmed effects name, in order
+	effects      []int64 // the events the confirmed effects name, in order
+	plan         string
+	planEvent    int64
+	planPin      string
+	hasPlan      bool
 	constraints  []string // the constraint lines
 }
 
@@ -51,6 +57,14 @@ func parseState(q string) stateReadBack {
 			if body, end, ok := fenced(lines, i+1); ok {
 				r.request, r.hasRequest = body, true
 				r.requestEvent, _ = strconv.ParseInt(m[1], 10, 64)
+				i, list = end, ""
+				continue
+			}
+		}
+		if m := planHeader.FindStringSubmatch(l); m != nil && !r.hasPlan {
+			if body, end, ok := fenced(lines, i+1); ok {
+				r.plan, r.planPin, r.hasPlan = body, m[2], true
+				r.planEvent, _ = strconv.ParseInt(m[1], 10, 64)
 				i, list = end, ""
 				continue
 			}
@@ -91,6 +105,9 @@ func verifyState(q string, b built, c current) []string {
 				break
 			}
 		}
+	}
+	if c.plan != nil && (!r.hasPlan || r.planPin != c.pin.Digest || r.planEvent != c.plan.Seq || r.plan != b.plan || b.plan == "") {
+		problems = append(problems, ProblemPlanNotTraced)
 	}
 	negated := false
 	for _, l := range append(r.constraints, r.request) {
