@@ -16,9 +16,9 @@ package boundary
 //   - the turn ended with reason "completed" (not aborted, errored,
 //     max-tokens or interrupted).
 //
-// Nothing is read from the prose. The latest outcome supersedes earlier
-// ones: each completed turn's answer restates the state as of then, and the
-// effects of earlier turns persist as their own witnesses.
+// Nothing is read from the prose. Outcomes do not supersede one another:
+// each is the witness of its own turn, and a reseed's query lists every
+// one since the pin among the confirmed effects.
 
 // turnOutcome follows one turn toward its outcome.
 type turnOutcome struct {
