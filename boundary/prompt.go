@@ -18,7 +18,7 @@ import "time"
 // The constraint costs no tokens of its own: the request item already
 // counts the message in the retained history.
 func withIntent(items []Item, text string) []Item {
-	in := ClassifyPrompt(text)
+	in := ClassifyPrompt(bounded(text, maxClassifiedText))
 	for i := range items {
 		if items[i].Kind == KindRequest {
 			items[i].Intent = in
@@ -32,6 +32,10 @@ func withIntent(items []Item, text string) []Item {
 	}
 	return items
 }
+
+// maxClassifiedText bounds the prompt text ClassifyPrompt reads (on the
+// read loop): what a person says to change or narrow the task comes first.
+const maxClassifiedText = 8192
 
 // ReasonReplacedInWords is the reason a pin taken from a replacement
 // message records.
