@@ -51,7 +51,7 @@ func restateSentence(sent string) string {
 			continue
 		}
 		if m := zhDismissal.FindStringSubmatchIndex(rest); m != nil {
-			rep := strings.TrimSpace(rest[m[2]:m[3]]) + "不在本任务范围内"
+			rep := strings.TrimSuffix(strings.TrimSpace(rest[m[2]:m[3]]), "了") + "不在本任务范围内"
 			sent = sent[:from+m[0]] + rep + rest[m[3]:]
 			from += m[0] + len(rep)
 			continue
