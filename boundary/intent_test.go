@@ -49,6 +49,13 @@ func TestIntentCorpus(t *testing.T) {
 			t.Fatalf("malformed corpus line %q", line)
 		}
 		rows = append(rows, row{Intent(cols[0]), cols[2]})
+		if file, ok := strings.CutPrefix(cols[1], "recorded:"); ok {
+			// A recorded prompt is quoted from its stream, not paraphrased.
+			b, err := os.ReadFile("../fixtures/dsh/recorded/" + file)
+			if err != nil || !strings.Contains(string(b), cols[2]) {
+				t.Errorf("%q is not a prompt of recorded stream %s (%v)", cols[2], file, err)
+			}
+		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
