@@ -111,12 +111,13 @@ func derivedNext(req *Item, pin Pin) *Item {
 }
 
 // derivedNextText is a derived next action's text: answer the request
-// quoted above (its event and block), or carry out the pinned task.
-func derivedNextText(seq int64, request bool) string {
+// quoted above (its event and block), or carry out the pinned task (the
+// pin's event; a request the query lost is then reported by step 7).
+func derivedNextText(seq int64, request bool, pinEvent int64) string {
 	if request {
 		return "Answer the current request (event " + eventID(seq) + ", quoted above under \"Current request\") completely, from the task, the constraints, the confirmed effects and the current state above."
 	}
-	return "Carry out the pinned task (event " + eventID(seq) + ") from the constraints, the confirmed effects and the current state above."
+	return "Carry out the pinned task (event " + eventID(pinEvent) + ") from the constraints, the confirmed effects and the current state above."
 }
 
 // neededFor reports whether a current swappable item is still needed for

@@ -108,7 +108,7 @@ func buildQuery(c current) built {
 	if c.next != nil {
 		text := c.next.Text
 		if c.next.Index == derivedIndex {
-			text = derivedNextText(c.next.Seq, b.request != "" && c.request != nil && c.request.Seq == c.next.Seq)
+			text = derivedNextText(c.next.Seq, b.request != "" && c.request != nil && c.request.Seq == c.next.Seq, c.pin.EventID)
 		}
 		if t := b.positive(text); t != "" {
 			b.next = t
@@ -122,10 +122,8 @@ func buildQuery(c current) built {
 
 // restated restates the person's negations as positive scope
 // (restatePositive) and trims the result.
-func (b *built) restated(s string) string {
-	out := strings.TrimSpace(restatePositive(s))
-	b.negFound = b.negFound || out != strings.TrimSpace(s)
-	return out
+func (*built) restated(s string) string {
+	return strings.TrimSpace(restatePositive(s))
 }
 
 // positive rewrites negated residue away and trims the result.
