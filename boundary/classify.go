@@ -43,6 +43,14 @@ func classifyAll(in input) tally {
 		case req != nil && c.key() == req.key():
 			ref.Why = WhyCurrentRequest
 			t.keep(ref)
+		case c.Kind == KindPlan && in.pin != nil:
+			// The current plan (the latest, after the pin's event) is
+			// how the work toward the pin is organised: kept and traced
+			// to the pin (plan.go).
+			ref.Why = WhyCurrentPlan
+			t.keep(ref)
+			plan := c.Item
+			t.cur.plan = &plan
 		case neededFor(c.Item, next):
 			ref.Why = WhyNeeded
 			t.keep(ref)
@@ -92,14 +100,24 @@ const derivedIndex = -1
 // derivedNext is the next action when no event states one, as with hosts
 // that do not annotate (DSH among them): answering the person's current
 // request, or, with none after the pin, carrying out the pinned task. Each
-// names the event it comes from, so a reader can check it.
+// names the event it comes from, so a reader can check it; its text is
+// written when the query is built (derivedNextText), because it points at
+// the request's block only when the query carries that block.
 func derivedNext(req *Item, pin Pin) *Item {
 	if req != nil {
-		return &Item{Seq: req.Seq, Index: derivedIndex, Kind: KindNextAction,
-			Text: "Answer the current request (event " + eventID(req.Seq) + ") completely, from the confirmed effects and the current state above."}
+		return &Item{Seq: req.Seq, Index: derivedIndex, Kind: KindNextAction}
 	}
-	return &Item{Seq: pin.EventID, Index: derivedIndex, Kind: KindNextAction,
-		Text: "Carry out the pinned task (event " + eventID(pin.EventID) + ") from the confirmed effects and the current state above."}
+	return &Item{Seq: pin.EventID, Index: derivedIndex, Kind: KindNextAction}
+}
+
+// derivedNextText is a derived next action's text: answer the request
+// quoted above (its event and block), or carry out the pinned task (the
+// pin's event; a request the query lost is then reported by step 7).
+func derivedNextText(seq int64, request bool, pinEvent int64) string {
+	if request {
+		return "Answer the current request (event " + eventID(seq) + ", quoted above under \"Current request\") completely, from the task, the constraints, the confirmed effects and the current state above."
+	}
+	return "Carry out the pinned task (event " + eventID(pinEvent) + ") from the constraints, the confirmed effects and the current state above."
 }
 
 // neededFor reports whether a current swappable item is still needed for
@@ -137,7 +155,7 @@ func (t *tally) keepStable(it Item, ref ItemRef, lastThrough int64) {
 		t.cur.constraints = append(t.cur.constraints, it)
 	case KindDecision:
 		t.cur.decisions = append(t.cur.decisions, it)
-	case KindEffect, KindTest, KindBuild, KindCheckpoint, KindOutcome:
+	case KindEffect, KindTest, KindBuild, KindCheckpoint, KindOutcome, KindToolResult:
 		t.cur.effects = append(t.cur.effects, it)
 	}
 }

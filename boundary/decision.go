@@ -62,19 +62,22 @@ func (t Trigger) valid() bool {
 // Decision is one persisted decision record, the value of the
 // continuity.boundary Remote (view/BoundaryDecision).
 type Decision struct {
-	ID           int64     `json:"id"`
-	SessionID    string    `json:"sessionId"`
-	Decision     Verdict   `json:"decision"`
-	Reason       Reason    `json:"reason"`
-	Trigger      Trigger   `json:"trigger"`
-	Pin          PinRecord `json:"pin"`
-	Kept         []ItemRef `json:"kept"`
-	Dropped      []ItemRef `json:"dropped"`
-	Numbers      Numbers   `json:"numbers"`
-	Reseed       *Outcome  `json:"reseed,omitempty"`
-	ThroughEvent string    `json:"throughEventId,omitempty"`
-	ViewComplete bool      `json:"viewComplete"`
-	At           time.Time `json:"at"`
+	ID        int64     `json:"id"`
+	SessionID string    `json:"sessionId"`
+	Decision  Verdict   `json:"decision"`
+	Reason    Reason    `json:"reason"`
+	Trigger   Trigger   `json:"trigger"`
+	Pin       PinRecord `json:"pin"`
+	Kept      []ItemRef `json:"kept"`
+	Dropped   []ItemRef `json:"dropped"`
+	Numbers   Numbers   `json:"numbers"`
+	Reseed    *Outcome  `json:"reseed,omitempty"`
+	// Plan traces the session's current plan (DSH's todo/write) to the
+	// pin it serves; absent when there is no plan after the pin.
+	Plan         *PlanRecord `json:"plan,omitempty"`
+	ThroughEvent string      `json:"throughEventId,omitempty"`
+	ViewComplete bool        `json:"viewComplete"`
+	At           time.Time   `json:"at"`
 }
 
 // PinRecord is the pin as a decision saw it. Digest and EventID are null
@@ -116,6 +119,7 @@ const (
 	WhyPin            = "pin"
 	WhyStable         = "stable"
 	WhyCurrentRequest = "current_request"
+	WhyCurrentPlan    = "current_plan"
 	WhyNeeded         = "needed_for_next_action"
 	WhySuperseded     = "superseded"
 	WhyFailedApproach = "failed_approach"

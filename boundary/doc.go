@@ -32,8 +32,11 @@
 //	user/message      source.kind not "user" (injected context)    injected        swappable (costs tokens, never a request)
 //	user/message      the pin's event (by default the first prompt) task           stable (the pin)
 //	user/message      any other person's prompt                    request         swappable (the latest after the pin is carried as the current request)
+//	                  a later prompt that narrows or negates       + constraint    stable (subject "person"; prompt.go, intent.go)
+//	                  a later prompt that replaces the task        request         the next boundary pins it (replacement_message)
+//	todo/write        DSH's todo list {todos|items: [{id?, content, status}]} plan swappable singleton; the current one is kept and traced to the pin (plan.go)
 //	assistant/message text (DSH's message.content text blocks)     narration       swappable
-//	                  the final answer of a completed turn whose   outcome         stable (singleton: the latest is current; outcome.go)
+//	                  the final answer of a completed turn whose   outcome         stable (one per turn; outcome.go)
 //	                  tool results succeeded
 //	assistant/message data.annotations[i].kind == "constraint"     constraint      stable
 //	                  "decision"                                   decision        stable
@@ -80,8 +83,11 @@
 // decisions, effects and hypotheses by (kind, subject) when the subject is
 // not empty; tool errors and results by their subject (for DSH's results
 // the tool and its exact arguments, so an error followed by a success of
-// the same call is residue); and next_action, plan,
-// request and checkpoint are singletons, the latest one is current.
+// the same call is residue), and a tool error also by the next later
+// attempt at the same target (target.go: the tool and what it acts on), so
+// failed approaches with changing arguments are residue too; and
+// next_action, plan, request and checkpoint are singletons, the latest one
+// is current. Each turn's outcome is its own witness.
 // Superseded items are residue and are dropped. Items before the pin's
 // event answer an earlier query and are dropped as before_pin. A current
 // swappable item whose subject is the next action's subject (a failing
@@ -130,13 +136,17 @@
 //     RESEED reconstruction_cheaper (steps 5–6).
 //
 // Every RESEED with a pin builds the positive query (task verbatim,
-// constraints, decisions, confirmed effects, the current state the next
-// action needs, the current request, the next action), rewrites negated
-// residue away (RewritePositive), and verifies it by parsing it back alone
-// (step 7): the pin digest must recompute from the recovered text and event
-// id, the next action must be recoverable, no negated residue may remain,
-// and under pressure or compaction the query must be smaller than the
-// retained history. A complete reseed offers Projection (continue_session
+// constraints, decisions, the plan traced to the pin, confirmed effects —
+// every current witness and turn outcome since the pin —, the current
+// state the next action needs, the current request, the next action),
+// restates the person's negations as positive scope (restatePositive),
+// rewrites negated residue away (RewritePositive), and verifies it by
+// parsing it back alone (step 7, query.go and verify.go): the pin digest
+// must recompute from the recovered text and event id, the next action,
+// the current request's text, every confirmed effect's event and the
+// plan's pin must be recoverable, no dismissal or negated residue may
+// remain, and under pressure or compaction the query must be smaller than
+// the retained history. A complete reseed offers Projection (continue_session
 // arguments with reason topic_change, phase_change or context_pressure); an
 // incomplete one lists its problems and offers nothing.
 //

@@ -79,7 +79,7 @@ type parsed struct {
 // callRef is one tool call as its result's item names it: the tool and its
 // arguments, so that a result is superseded only by a result of the same
 // call again.
-type callRef struct{ id, subject string }
+type callRef struct{ id, subject, target string }
 
 // parseEvent applies the classification rules of the package doc to one
 // event. It never fails: data it cannot read is reported as unreadable.
@@ -102,7 +102,8 @@ func parseEvent(ev hostapi.Event) parsed {
 	case EventToolCall:
 		if c, ok := dshevent.ToolCall(ev.Data); ok {
 			args, _ := dshevent.Arguments(ev.Data)
-			p.call = &callRef{id: c.ID, subject: callSubject(dshevent.BareToolName(c.Name), args)}
+			bare := dshevent.BareToolName(c.Name)
+			p.call = &callRef{id: c.ID, subject: callSubject(bare, args), target: callTarget(bare, args)}
 		}
 		return p
 	case EventTurnStart:
@@ -112,6 +113,16 @@ func parseEvent(ev hostapi.Event) parsed {
 		return p
 	case EventTurnEnd:
 		p.ended, p.completed = true, dshevent.TurnEndKind(ev.Data) == "completed"
+		return p
+	case EventTodoWrite:
+		if len(ev.Data) == 0 || ev.Data[0] != '{' {
+			p.unreadable = true
+		} else {
+			parseTodo(ev.Seq, ev.Data, &p)
+		}
+		for i := range p.items {
+			p.items[i].classify()
+		}
 		return p
 	default:
 		return p

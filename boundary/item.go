@@ -79,7 +79,20 @@ type Item struct {
 	Passed  *bool
 	Text    string
 	Tokens  int
+	// Target is what a tool call acted on (callTarget), for the
+	// supersession of failed attempts; it is kept in memory only.
+	Target string
+	// Intent is what a person's prompt after the first one does to the
+	// query (ClassifyPrompt); "" for every other item. In memory only.
+	Intent Intent
+	// steps are a todo/write plan's steps (plan.go). In memory only.
+	steps []planStep
 }
+
+// personSubject is the subject of a constraint the person stated in their
+// own words (a narrowing or a negation, intent.go). Such constraints never
+// supersede one another: each one narrows the task further.
+const personSubject = "person"
 
 // classify sets the item's class from its kind and outcome.
 func (it *Item) classify() {
@@ -114,7 +127,7 @@ func eventID(seq int64) string { return strconv.FormatInt(seq, 10) }
 // with the same non-empty key supersede each other, the latest wins.
 func (it Item) supersessionKey() string {
 	switch it.Kind {
-	case KindNextAction, KindPlan, KindRequest, KindCheckpoint, KindOutcome:
+	case KindNextAction, KindPlan, KindRequest, KindCheckpoint:
 		return string(it.Kind)
 	case KindTest, KindBuild:
 		return string(it.Kind) + "\x00" + it.Subject
@@ -124,7 +137,7 @@ func (it Item) supersessionKey() string {
 		}
 		return "tool\x00" + it.Subject
 	case KindConstraint, KindDecision, KindEffect, KindHypothesis:
-		if it.Subject == "" {
+		if it.Subject == "" || it.Kind == KindConstraint && it.Subject == personSubject {
 			return ""
 		}
 		return string(it.Kind) + "\x00" + it.Subject

@@ -11,14 +11,14 @@ package boundary
 //     tool-call block (DSH's final step; a host's message without
 //     toolCalls);
 //   - the turn had at least one successful tool result, and for every tool
-//     call subject (tool and exact arguments) and test or build subject its
-//     latest result in the turn succeeded;
+//     call target (target.go: the tool and what it acted on) and test or
+//     build subject its latest result in the turn succeeded;
 //   - the turn ended with reason "completed" (not aborted, errored,
 //     max-tokens or interrupted).
 //
-// Nothing is read from the prose. The latest outcome supersedes earlier
-// ones: each completed turn's answer restates the state as of then, and the
-// effects of earlier turns persist as their own witnesses.
+// Nothing is read from the prose. Outcomes do not supersede one another:
+// each is the witness of its own turn, and a reseed's query lists every
+// one since the pin among the confirmed effects.
 
 // turnOutcome follows one turn toward its outcome.
 type turnOutcome struct {
@@ -48,15 +48,21 @@ func (st *sessionState) followOutcome(seq int64, p parsed) {
 	for _, it := range p.items {
 		failed := it.Kind == KindError || (it.Kind == KindTest || it.Kind == KindBuild) && it.Passed != nil && !*it.Passed
 		ok := it.Kind == KindToolResult || (it.Kind == KindTest || it.Kind == KindBuild) && it.Passed != nil && *it.Passed
+		// A tool's failure is settled by a later attempt at the same
+		// target (target.go), as supersession settles it.
+		subject := it.Subject
+		if it.Target != "" {
+			subject = it.Target
+		}
 		switch {
 		case failed:
 			if o.failing == nil {
 				o.failing = map[string]bool{}
 			}
-			o.failing[it.Subject] = true
+			o.failing[subject] = true
 		case ok:
 			o.succeeded++
-			delete(o.failing, it.Subject)
+			delete(o.failing, subject)
 		}
 	}
 }

@@ -69,8 +69,9 @@ func TestFinalAnswerOfACompletedTurnIsItsOutcome(t *testing.T) {
 		})
 	}
 
-	// Two completed turns: the later outcome supersedes the earlier, and
-	// the reseed's query states only the current one. (The prompt is the
+	// Two completed turns: each turn's outcome is a witness of that turn
+	// (issue 28 item 5), so the reseed's query states both among the
+	// confirmed effects. (The prompt is the
 	// session's event 0, as DSH numbers them: a pin there verifies.)
 	s := newService(t, openDB(t, t.TempDir()), Options{})
 	s.Observe(sid, ev(0, EventUserMessage, dsh.Prompt("m0", parseTask)))
@@ -85,7 +86,7 @@ func TestFinalAnswerOfACompletedTurnIsItsOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !contains(refs(d.Kept), "outcome::stable@"+eventID(at2)) || !contains(refs(d.Dropped), "outcome::superseded@"+eventID(at1)) {
+	if !contains(refs(d.Kept), "outcome::stable@"+eventID(at2)) || !contains(refs(d.Kept), "outcome::stable@"+eventID(at1)) {
 		t.Fatalf("kept %v dropped %v", refs(d.Kept), refs(d.Dropped))
 	}
 	if d.Reseed == nil || d.Reseed.Projection == nil {
@@ -93,7 +94,7 @@ func TestFinalAnswerOfACompletedTurnIsItsOutcome(t *testing.T) {
 	}
 	q := d.Reseed.Projection.Query
 	if !strings.Contains(q, "outcome of a completed turn (event "+eventID(at2)+"): Step two is done: the parser tests pass.") ||
-		strings.Contains(q, "Step one") {
+		!strings.Contains(q, "outcome of a completed turn (event "+eventID(at1)+"): Step one is done: the lexer is fixed.") {
 		t.Errorf("query:\n%s", q)
 	}
 }

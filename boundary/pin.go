@@ -15,11 +15,14 @@ import (
 type PinSource string
 
 // Pin sources: the session's first user message, the agent's pin_task
-// restatement, or a predecessor's pin carried into a successor.
+// restatement, a predecessor's pin carried into a successor, or a later
+// prompt in which the person replaced the task in their own words
+// (prompt.go).
 const (
 	SourceFirstUserMessage PinSource = "first_user_message"
 	SourcePinTask          PinSource = "pin_task"
 	SourceInherited        PinSource = "inherited"
+	SourceReplacement      PinSource = "replacement_message"
 )
 
 // Limits on pin_task input. The default pin takes the first user message

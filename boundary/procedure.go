@@ -59,6 +59,7 @@ func decide(in input, o Options) Decision {
 		d.Reseed = &Outcome{Problems: []string{ProblemPinUnrecoverable}}
 		return d
 	}
+	d.Plan = planRecord(t.cur.plan, *in.pin)
 	b := buildQuery(t.cur)
 	d.Numbers.QueryTokens = EstimateTokens(b.query)
 	d.Numbers.OverheadTokens = o.ReseedOverhead
@@ -73,6 +74,7 @@ func decide(in input, o Options) Decision {
 	}
 	// Step 7: the query alone must name the pin and the next action.
 	problems := verifyQuery(b.query, *in.pin, b.next, t.nextSeq)
+	problems = append(problems, verifyState(b.query, b, t.cur)...)
 	if (d.Reason == ReasonContextPressure || d.Reason == ReasonCompaction) &&
 		d.Numbers.QueryTokens >= d.Numbers.RetainedTokens {
 		problems = append(problems, ProblemNotSmaller)
@@ -92,7 +94,7 @@ func decide(in input, o Options) Decision {
 func reseedReason(in input, t tally, n Numbers, o Options) Reason {
 	switch {
 	case in.lastDigest != "" && in.lastDigest != in.pin.Digest,
-		in.lastDigest == "" && in.pin.Source == SourcePinTask:
+		in.lastDigest == "" && (in.pin.Source == SourcePinTask || in.pin.Source == SourceReplacement):
 		return ReasonTaskChanged
 	case in.trigger == CompactionStart:
 		return ReasonCompaction

@@ -18,14 +18,20 @@ type current struct {
 	needed      []Item // swappable items the next action still needs
 	request     *Item
 	next        *Item
+	plan        *Item // the current plan after the pin (plan.go)
 }
 
 // built is a rendered query with the positive texts it was made from.
 type built struct {
-	query    string
-	next     string // the next action as the query states it; "" when none survives
-	lists    map[string][]string
-	request  string
+	query   string
+	next    string // the next action as the query states it; "" when none survives
+	lists   map[string][]string
+	request string
+	plan    string // the plan as the query states it
+	// requestSeq is the current request's event when request is set.
+	requestSeq int64
+	// effects are the events of the confirmed effects listed, in order.
+	effects  []int64
 	negFound bool // a negated residue phrase had to be rewritten
 }
 
@@ -49,12 +55,18 @@ func buildQuery(c current) built {
 	section := func(title, list string, items []Item, line func(Item, string) string) {
 		var lines []string
 		for _, it := range items {
-			text := b.positive(it.Text)
-			if text == "" && it.Kind == KindConstraint {
-				// A constraint that is all negation ("Don't worry about
-				// the flaky test failures.") still governs the task: it is
-				// restated positively, never dropped while kept.
-				text = restateConstraint(it.Text, it.Seq)
+			var text string
+			if it.Kind == KindConstraint {
+				// A constraint governs the task: its negations are
+				// restated as positive scope ("Don't worry about the
+				// flaky test failures." → "The flaky test failures are
+				// out of scope."), never dropped while it is kept.
+				text = b.restated(it.Text)
+				if text == "" {
+					text = "the constraint stated at event " + eventID(it.Seq) + " applies as stated there (session_recall reads it exactly)."
+				}
+			} else {
+				text = b.positive(it.Text)
 			}
 			if text == "" && it.Kind == KindDecision {
 				continue // nothing positive is left of it
@@ -72,17 +84,33 @@ func buildQuery(c current) built {
 	}
 	section("Constraints:", "cautions", c.constraints, subjectLine)
 	section("Decisions:", "decisions", c.decisions, subjectLine)
+	if c.plan != nil {
+		if t := b.positive(c.plan.Text); t != "" {
+			b.plan = t
+			fmt.Fprintf(&q, "\nPlan [event %d, pin %s]:\n", c.plan.Seq, c.pin.Digest)
+			writeFenced(&q, t)
+		}
+	}
 	section("Confirmed effects:", "establishedFacts", c.effects, effectLine)
+	for _, it := range c.effects {
+		b.effects = append(b.effects, it.Seq)
+	}
 	section("Current state needed for the next action:", "needed", c.needed, neededLine)
 	if c.request != nil {
-		if t := b.positive(c.request.Text); t != "" {
-			b.request = t
+		// The person's words are restated, never deleted: a request that
+		// is all negation still says what the task's scope is now.
+		if t := b.restated(c.request.Text); t != "" {
+			b.request, b.requestSeq = t, c.request.Seq
 			fmt.Fprintf(&q, "\nCurrent request [event %d]:\n", c.request.Seq)
 			writeFenced(&q, t)
 		}
 	}
 	if c.next != nil {
-		if t := b.positive(c.next.Text); t != "" {
+		text := c.next.Text
+		if c.next.Index == derivedIndex {
+			text = derivedNextText(c.next.Seq, b.request != "" && c.request != nil && c.request.Seq == c.next.Seq, c.pin.EventID)
+		}
+		if t := b.positive(text); t != "" {
 			b.next = t
 			fmt.Fprintf(&q, "\nNext action [event %d]:\n", c.next.Seq)
 			writeFenced(&q, t)
@@ -92,52 +120,17 @@ func buildQuery(c current) built {
 	return b
 }
 
+// restated restates the person's negations as positive scope
+// (restatePositive) and trims the result.
+func (*built) restated(s string) string {
+	return strings.TrimSpace(restatePositive(s))
+}
+
 // positive rewrites negated residue away and trims the result.
 func (b *built) positive(s string) string {
 	out, changed := RewritePositive(s)
 	b.negFound = b.negFound || changed
 	return strings.TrimSpace(out)
-}
-
-func subjectLine(it Item, text string) string {
-	if it.Subject == "" {
-		return text
-	}
-	return it.Subject + ": " + text
-}
-
-func effectLine(it Item, text string) string {
-	var s string
-	switch it.Kind {
-	case KindTest, KindBuild:
-		s = fmt.Sprintf("%s %s passed (event %d)", it.Kind, it.Subject, it.Seq)
-	case KindCheckpoint:
-		return fmt.Sprintf("compaction checkpoint %s is recorded at event %d", it.Subject, it.Seq)
-	case KindOutcome:
-		s = fmt.Sprintf("outcome of a completed turn (event %d)", it.Seq)
-	default:
-		s = fmt.Sprintf("effect %s (event %d)", it.Subject, it.Seq)
-	}
-	if text != "" {
-		s += ": " + text
-	}
-	return s
-}
-
-func neededLine(it Item, text string) string {
-	var s string
-	switch it.Kind {
-	case KindTest, KindBuild:
-		s = fmt.Sprintf("%s %s fails (event %d)", it.Kind, it.Subject, it.Seq)
-	case KindError:
-		s = fmt.Sprintf("tool %s reports an error (event %d)", it.Subject, it.Seq)
-	default:
-		s = fmt.Sprintf("%s %s (event %d)", strings.ReplaceAll(string(it.Kind), "_", " "), it.Subject, it.Seq)
-	}
-	if text != "" {
-		s += ": " + text
-	}
-	return s
 }
 
 // oneLine collapses white space so that a list item stays on one line.

@@ -201,7 +201,7 @@ func TestScenarios(t *testing.T) {
 			toolOut(7, "read_file", false, strings.Repeat("q", 40000)),
 		}, decide: TurnEnd}},
 		want: want{decision: Reseed, reason: ReasonReconstructionCheaper, complete: yes(),
-			queryHas:   []string{"flaky: Known and accepted, not blocking the task: the flaky test failures."},
+			queryHas:   []string{"flaky: The flaky test failures are out of scope."},
 			queryLacks: []string{"don't worry"}},
 	}, {
 		name: "negated residue is rewritten out of the query",

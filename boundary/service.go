@@ -108,6 +108,12 @@ func (s *Service) Decide(ctx context.Context, sessionID string, at Trigger) (Dec
 		if err != nil {
 			return err
 		}
+		if r := replacedPin(snap.view, sessionID, pin, problem, now); r != nil {
+			if err := setPin(ctx, q, sessionID, *r); err != nil {
+				return err
+			}
+			pin, claimed, problem = r, nil, ""
+		}
 		if pin != nil && pin.Source == SourceFirstUserMessage && snap.fromStart && snap.firstUser != nil &&
 			(snap.firstUser.Seq != pin.EventID || snap.firstUser.Text != pin.Text) {
 			pin, claimed, problem = nil, pin, PinProblemEventMismatch

@@ -21,23 +21,24 @@ type sessionState struct {
 	view           []Item // model-visible items since the last checkpoint
 	pending        []Item // durable items not yet in the witness store
 	firstUser      *Item  // the first non-blank, non-checkpoint user message
+	priorPrompt    bool   // a non-blank person's prompt has been observed
 	lastUserSeq    int64
 	usage          *Usage
 	window         int64 // DSH's latest request/context window
 	read           int64 // the tokens DSH's latest assistant/message read
 	unreadable     int
-	resetAll       bool              // a checkpoint without a replace range emptied the view
-	shadows        []dshevent.Range  // the ranges checkpoints replaced, for absorb
-	lastDecided    int64             // the last event seq a decision saw
-	lastCheckpoint int64             // seq of the latest compaction checkpoint
-	marks          []mark            // boundary events after lastDecided, in order
-	calls          map[string]string // open tool calls: call id → the subject their result gets
-	turn           int64             // the current turn (turn/start)
-	turnPrompt     map[int64]int64   // turn → seq of the person's latest prompt in it
-	outcome        turnOutcome       // what the current turn confirms so far
-	boundaries     int64             // turn/end and compaction/start events observed
-	attempted      int64             // decisions attempted at those triggers
-	settled        chan struct{}     // closed (and replaced) when attempted moves
+	resetAll       bool               // a checkpoint without a replace range emptied the view
+	shadows        []dshevent.Range   // the ranges checkpoints replaced, for absorb
+	lastDecided    int64              // the last event seq a decision saw
+	lastCheckpoint int64              // seq of the latest compaction checkpoint
+	marks          []mark             // boundary events after lastDecided, in order
+	calls          map[string]callRef // open tool calls: call id → the subject and target their result gets
+	turn           int64              // the current turn (turn/start)
+	turnPrompt     map[int64]int64    // turn → seq of the person's latest prompt in it
+	outcome        turnOutcome        // what the current turn confirms so far
+	boundaries     int64              // turn/end and compaction/start events observed
+	attempted      int64              // decisions attempted at those triggers
+	settled        chan struct{}      // closed (and replaced) when attempted moves
 }
 
 // maxShadows bounds the replaced ranges remembered for a later backfill;
@@ -112,8 +113,14 @@ func (st *sessionState) apply(ev hostapi.Event) {
 	st.track(ev, p)
 	if p.userText != nil {
 		st.lastUserSeq = ev.Seq
-		if st.firstUser == nil && strings.TrimSpace(*p.userText) != "" {
-			st.firstUser = &Item{Seq: ev.Seq, Kind: KindRequest, Text: *p.userText}
+		if st.priorPrompt {
+			p.items = withIntent(p.items, *p.userText)
+		}
+		if strings.TrimSpace(*p.userText) != "" {
+			st.priorPrompt = true
+			if st.firstUser == nil {
+				st.firstUser = &Item{Seq: ev.Seq, Kind: KindRequest, Text: *p.userText}
+			}
 		}
 	}
 	for _, it := range p.items {
@@ -222,19 +229,19 @@ func (st *sessionState) track(ev hostapi.Event, p parsed) {
 	switch {
 	case p.call != nil && p.call.id != "":
 		if st.calls == nil {
-			st.calls = map[string]string{}
+			st.calls = map[string]callRef{}
 		}
 		if len(st.calls) < maxOpenCalls {
-			st.calls[p.call.id] = p.call.subject
+			st.calls[p.call.id] = *p.call
 		}
 	case p.resultOf != "":
-		subject, ok := st.calls[p.resultOf]
+		call, ok := st.calls[p.resultOf]
 		if !ok {
-			subject = "call " + p.resultOf
+			call.subject = "call " + p.resultOf
 		}
 		delete(st.calls, p.resultOf)
 		for i := range p.items {
-			p.items[i].Subject = bounded(subject, 256)
+			p.items[i].Subject, p.items[i].Target = bounded(call.subject, 256), call.target
 		}
 	case p.turn != nil:
 		st.turn = *p.turn

@@ -34,20 +34,29 @@ func mergeCandidates(view, stored []Item) []candidate {
 }
 
 // supersede is step 3's detector: for every item that a later item with the
-// same supersession key replaces, it returns the later item's event seq.
+// same supersession key replaces, it returns the later item's event seq. A
+// tool error is also superseded by the next later attempt at the same
+// target (target.go), whatever that attempt's outcome.
 func supersede(cands []candidate) map[key]int64 {
 	latest := map[string]int64{}
+	attempted := map[string]int64{}
 	by := map[key]int64{}
 	for i := len(cands) - 1; i >= 0; i-- {
-		k := cands[i].supersessionKey()
-		if k == "" {
-			continue
+		c := cands[i]
+		k, ak := c.supersessionKey(), c.attemptKey()
+		if seq, ok := latest[k]; ok && k != "" {
+			by[c.key()] = seq
+		} else if seq, ok := attempted[ak]; ok && ak != "" && c.Kind == KindError {
+			by[c.key()] = seq
 		}
-		if seq, ok := latest[k]; ok {
-			by[cands[i].key()] = seq
-			continue
+		if k != "" {
+			if _, ok := latest[k]; !ok {
+				latest[k] = c.Seq
+			}
 		}
-		latest[k] = cands[i].Seq
+		if ak != "" {
+			attempted[ak] = c.Seq // the nearest later attempt
+		}
 	}
 	return by
 }

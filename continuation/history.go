@@ -129,7 +129,8 @@ func scanHistory(ctx context.Context, s hostapi.Sessions, sessionID string, fixe
 				CallID: gjson.GetBytes(ev.Data, "callId").String(), Seq: ev.Seq})
 		case evRunEnd:
 			settle(gjson.GetBytes(ev.Data, "runId").String())
-		case evPlanUpdate:
+		}
+		if isPlanEvent(ev.Type) {
 			e := ev
 			h.plan = &e
 		}
