@@ -66,6 +66,7 @@ func TestCompressedAnswersAreRead(t *testing.T) {
 		t.Fatalf("the client got %s", b)
 	}
 	acct, _ := accountOf(http.Header{"Authorization": {"Bearer k"}})
+	acct = p.root.issuer(acct) // the issuer: upstream and account
 	issuer, known, err := p.issuers.issuer(context.Background(), filter.Fingerprint("gAAAAissued-to-k"))
 	if err != nil || !known || issuer != acct {
 		t.Fatalf("the compressed answer's reasoning: issuer known %v, %v", known, err)

@@ -29,9 +29,13 @@ const (
 
 // Config configures a Proxy.
 type Config struct {
-	// Upstream is the supplier's base URL; a request for PATH goes to
-	// Upstream + PATH.
+	// Upstream is the supplier's base URL served at the root; a request for
+	// PATH goes to Upstream + PATH. nil when only named upstreams are served.
 	Upstream *url.URL
+	// Upstreams are named suppliers, each served under /NAME/…: a client
+	// moved from one to another changes only its base URL, and the proxy
+	// sees the boundary (an item's issuer is the upstream and the account).
+	Upstreams []Upstream
 	// Policy is the session policy store.
 	Policy *settings.Policy
 	// DB is the data directory's continuity.db (sqlstore.Open): the
@@ -66,12 +70,47 @@ var (
 	ErrDB       = errors.New("proxy: no database for the provenance ledger")
 	ErrRule     = errors.New("proxy: unknown rule")
 	ErrSecret   = errors.New("proxy: secret too short")
+	// ErrUpstreamName is a named upstream's name that cannot be a path
+	// prefix of its own.
+	ErrUpstreamName = errors.New("proxy: bad upstream name")
 )
+
+// validUpstreamURL reports an absolute http or https URL.
+func validUpstreamURL(u *url.URL) bool {
+	return (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// ValidUpstreamName reports whether name can prefix a named upstream's
+// paths: 1 to 32 of a-z, 0-9, '-' and '_', starting with a letter or
+// digit, and not "continuity" (the page's API lives under /continuity/).
+func ValidUpstreamName(name string) bool {
+	if name == "" || len(name) > 32 || name == "continuity" {
+		return false
+	}
+	for i, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || i > 0 && (c == '-' || c == '_')) {
+			return false
+		}
+	}
+	return true
+}
 
 // check validates c and fills defaults into a copy.
 func (c Config) check() (Config, error) {
-	if c.Upstream == nil || (c.Upstream.Scheme != "http" && c.Upstream.Scheme != "https") || c.Upstream.Host == "" {
+	if c.Upstream == nil && len(c.Upstreams) == 0 || c.Upstream != nil && !validUpstreamURL(c.Upstream) {
 		return c, ErrUpstream
+	}
+	names := map[string]bool{}
+	for _, u := range c.Upstreams {
+		switch {
+		case u.URL == nil || !validUpstreamURL(u.URL):
+			return c, fmt.Errorf("%w (upstream %q)", ErrUpstream, u.Name)
+		case !ValidUpstreamName(u.Name):
+			return c, fmt.Errorf("%w %q: 1 to 32 of a-z, 0-9, - and _, starting with a letter or digit, not \"continuity\"", ErrUpstreamName, u.Name)
+		case names[u.Name]:
+			return c, fmt.Errorf("%w %q: named twice", ErrUpstreamName, u.Name)
+		}
+		names[u.Name] = true
 	}
 	if c.Policy == nil {
 		return c, ErrPolicy

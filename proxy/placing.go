@@ -34,7 +34,6 @@ func (p *Proxy) syncLedger(ctx context.Context, session string, acct Account, pl
 	if err != nil {
 		return err
 	}
-	pl.multi = pl.multi || len(seen) > 1
 	p.sessions.addAccounts(session, seen)
 	return nil
 }

@@ -20,10 +20,14 @@ const apiPrefix = "/continuity/"
 // Proxy is the reverse proxy. It is an http.Handler; the caller owns the
 // server and its listener.
 type Proxy struct {
-	cfg      Config
-	ledger   *ledger
-	issuers  *issuers
-	sessions *registry
+	cfg Config
+	// upstreams are the named upstreams; root is the one served at the
+	// root, nil when there is none.
+	upstreams []upstream
+	root      *upstream
+	ledger    *ledger
+	issuers   *issuers
+	sessions  *registry
 	// plain forwards everything the proxy does not filter, untouched.
 	plain *httputil.ReverseProxy
 	// filtered forwards …/responses requests: the body is the one the
@@ -44,6 +48,13 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, ledger: l, issuers: newIssuers(l), sessions: newRegistry()}
+	for _, u := range cfg.Upstreams {
+		p.upstreams = append(p.upstreams, newUpstream(u))
+	}
+	if cfg.Upstream != nil {
+		root := newUpstream(Upstream{URL: cfg.Upstream})
+		p.root = &root
+	}
 	p.plain = p.reverseProxy(nil)
 	p.filtered = p.reverseProxy(p.modifyResponse)
 	return p, nil
@@ -53,9 +64,9 @@ func New(cfg Config) (*Proxy, error) {
 // write (server-sent events pass as they arrive) and answers transport
 // failures with a named error. With modify, the answers come back decoded.
 func (p *Proxy) reverseProxy(modify func(*http.Response) error) *httputil.ReverseProxy {
-	up := p.cfg.Upstream
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
+			up := upstreamOf(pr.In).URL
 			pr.SetURL(up)
 			pr.Out.Host = up.Host
 			// The client's own forwarding headers, if any, stay as they
@@ -83,17 +94,30 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.page(w, r)
 	case strings.HasPrefix(r.URL.Path, apiPrefix):
 		p.api(w, r)
-	case r.Method == http.MethodPost && responsesPath(r.URL.Path):
-		p.responses(w, r)
 	default:
-		p.plain.ServeHTTP(w, r)
+		p.upstreamRequest(w, r)
 	}
 }
 
-// responsesPath reports whether path is a Responses create or compact
-// endpoint under any base path (/v1/responses, /openai/responses, …).
-func responsesPath(path string) bool {
-	return strings.HasSuffix(path, "/responses") || strings.HasSuffix(path, "/responses/compact")
+// upstreamRequest routes a request to its upstream: filtered when it is a
+// Responses request, refused when an upstream might take it for one though
+// the proxy would not filter it (see looksLikeResponses), else passed
+// through.
+func (p *Proxy) upstreamRequest(w http.ResponseWriter, r *http.Request) {
+	r, ok := p.route(r)
+	switch {
+	case !ok:
+		writeError(w, http.StatusNotFound, "UNKNOWN_UPSTREAM", "continuity proxy: no upstream is served under this path; use one of the proxy's /NAME/ prefixes")
+	case r.Method != http.MethodPost:
+		p.plain.ServeHTTP(w, r)
+	case responsesPath(r.URL.Path) && r.URL.RawPath == "":
+		p.responses(w, r)
+	case looksLikeResponses(r.URL):
+		p.cfg.Log.Warn("responses path variant refused", zapPath(r))
+		writeError(w, http.StatusBadRequest, "RESPONSES_PATH_REFUSED", "continuity proxy: the request was not sent: its path may reach the Responses endpoint but is not one the proxy filters; send it to …/responses or …/responses/compact exactly")
+	default:
+		p.plain.ServeHTTP(w, r)
+	}
 }
 
 // upstreamFailed answers a request the upstream never answered: nothing

@@ -31,7 +31,7 @@ func (p *Proxy) upstreamError(resp *http.Response, fl *flight) error {
 		return nil
 	}
 	hinted := !fl.on && v.ReplayScope()
-	p.sessions.rejected(fl.session, RejectionView{At: p.nowMs(), Status: resp.StatusCode, Kind: string(v.Kind),
+	p.sessions.rejected(fl.session, RejectionView{At: p.nowMs(), Turn: fl.seq, Status: resp.StatusCode, Kind: string(v.Kind),
 		Item: v.Item, Policy: onOff(fl.on), Hinted: hinted})
 	fields := []zap.Field{zap.String("session", fl.session), zap.String("account", fl.account.Short()),
 		zap.Int("status", resp.StatusCode), zap.String("verdict", v.String()), zap.String("policy", onOff(fl.on))}

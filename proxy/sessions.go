@@ -45,19 +45,27 @@ type session struct {
 
 // TurnView is what one recent turn of a session sent and omitted.
 type TurnView struct {
-	Seq               int    `json:"seq"`
+	Seq int `json:"seq"`
+	// At is when the turn's last request was sent (ms since the epoch).
+	At                int64  `json:"at"`
 	Requests          int    `json:"requests"`
 	Account           string `json:"account"` // short digest of the last request's account
 	Policy            string `json:"policy"`  // "on" or "off" at the last request
 	OmittedReasoning  int    `json:"omittedReasoning"`
 	OmittedCompaction int    `json:"omittedCompaction"`
-	StrippedIDs       int    `json:"strippedIds"`
+	// The omitted reasoning and compaction items split by why: recorded as
+	// issued to another issuer (upstream and account), or of no issuer the
+	// ledger knows.
+	OmittedForeign int `json:"omittedForeign"`
+	OmittedUnknown int `json:"omittedUnknown"`
+	StrippedIDs    int `json:"strippedIds"`
 }
 
 // RejectionView is one upstream error the detector classified as a replay
 // rejection: its kind and item id, never its text.
 type RejectionView struct {
-	At     int64  `json:"at"` // ms since the epoch
+	At     int64  `json:"at"`   // ms since the epoch
+	Turn   int    `json:"turn"` // the seq of the turn it answered
 	Status int    `json:"status"`
 	Kind   string `json:"kind"`
 	Item   string `json:"item,omitempty"`
@@ -76,7 +84,6 @@ func newRegistry() *registry { return &registry{sessions: map[string]*session{}}
 // placed is a request's place in its session, computed under the lock.
 type placed struct {
 	firstSeen  time.Time
-	multi      bool // the session has been seen with more than one account
 	newAccount bool // this request's account is new to the session in this run
 	synced     bool // the ledger's accounts for the session are in memory
 	turn       *filter.Turn
@@ -101,7 +108,7 @@ func (r *registry) place(k requestKeys, a Account, now time.Time, withTurn bool)
 		}
 	}
 	s.turnID, s.users = k.turnID, k.users
-	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, synced: s.synced, turn: s.turn, seq: s.seq}
+	return placed{firstSeen: s.firstSeen, newAccount: added, synced: s.synced, turn: s.turn, seq: s.seq}
 }
 
 // bornAt sets when session id was first seen, as the ledger has it.
@@ -136,7 +143,7 @@ func (r *registry) note(k requestKeys, a Account, now time.Time) placed {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, added := r.touchLocked(k, a, now)
-	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, synced: s.synced, seq: s.seq}
+	return placed{firstSeen: s.firstSeen, newAccount: added, synced: s.synced, seq: s.seq}
 }
 
 // touchLocked finds or makes session k and records a request of account a
@@ -173,8 +180,9 @@ func (r *registry) evictLocked() {
 	delete(r.sessions, oldest.id)
 }
 
-// sent adds one forwarded request's outcome to turn seq of session id.
-func (r *registry) sent(id string, seq int, a Account, on bool, om filter.Omitted) {
+// sent adds one forwarded request's outcome to turn seq of session id, at
+// now: om, of which unknown were omitted for want of a known issuer.
+func (r *registry) sent(id string, seq int, a Account, on bool, om filter.Omitted, unknown int, now int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, ok := r.sessions[id]
@@ -184,9 +192,12 @@ func (r *registry) sent(id string, seq int, a Account, on bool, om filter.Omitte
 	for i := range s.recent {
 		if t := &s.recent[i]; t.Seq == seq {
 			t.Requests++
+			t.At = now
 			t.Account, t.Policy = a.Short(), onOff(on)
 			t.OmittedReasoning += om.Items
 			t.OmittedCompaction += om.Compactions
+			t.OmittedUnknown += unknown
+			t.OmittedForeign += om.Items + om.Compactions - unknown
 			t.StrippedIDs += om.StrippedIDs
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -29,7 +28,8 @@ import (
 func proxyCmd(args []string) int {
 	c := newCommand("proxy")
 	listen := c.String("listen", "127.0.0.1:8788", "address to listen on (loopback unless --allow-remote)")
-	upstream := c.String("upstream", "", "the supplier's base URL, e.g. https://api.openai.com (required)")
+	var ups upstreamFlags
+	c.Var(&ups, "upstream", "the supplier's base URL, e.g. https://api.openai.com (required); NAME=URL serves it under /NAME/ instead, repeatable")
 	dataDir := c.dataDir("data directory shared with the plugin (default: the user state directory's continuity/)")
 	def := c.String("default", "", "set the new-session default before serving: on or off")
 	rule := c.String("rule", string(proxy.RuleProvenance), "omission rule: provenance or turn")
@@ -39,8 +39,7 @@ func proxyCmd(args []string) int {
 	if code, ok := c.parse(args, 0); !ok {
 		return code
 	}
-	up, err := url.Parse(*upstream)
-	if *upstream == "" || err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
+	if ups.root == nil && len(ups.named) == 0 {
 		return c.fail(2, "--upstream must be an http or https URL, e.g. --upstream https://api.openai.com")
 	}
 	if *def != "" && *def != "on" && *def != "off" {
@@ -93,7 +92,7 @@ func proxyCmd(args []string) int {
 	page := "http://" + hosts[0] + "/"
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.ResponseHeaderTimeout = *headerTimeout
-	cfg := proxy.Config{Upstream: up, Policy: policy, DB: db, Rule: proxy.Rule(*rule), Secret: secret, Transport: transport,
+	cfg := proxy.Config{Upstream: ups.root, Upstreams: ups.named, Policy: policy, DB: db, Rule: proxy.Rule(*rule), Secret: secret, Transport: transport,
 		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page}
 	px, err := proxy.New(cfg)
 	if err != nil {
@@ -104,7 +103,7 @@ func proxyCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "continuity proxy: WARNING: listening on %s, beyond loopback: anyone who can reach it can send requests through it\n", addr)
 	}
 	// The upstream is named without a password its URL may carry.
-	fmt.Printf("continuity proxy listening on http://%s → %s (rule %s, data %s)\n", addr, up.Redacted(), *rule, dir)
+	fmt.Printf("continuity proxy listening on http://%s → %s (rule %s, data %s)\n", addr, ups.describe(), *rule, dir)
 	for _, h := range hosts[1:] {
 		fmt.Printf("status page from other machines: http://%s/#k=%s\n", h, secret)
 	}
