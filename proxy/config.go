@@ -59,6 +59,9 @@ type Config struct {
 	// PageURL is the status page's address as printed at start (without
 	// the secret), for the hint; "" leaves the page out of the hint.
 	PageURL string
+	// PageCommand is how the hint names the command that prints the page's
+	// address with its key; "" means "continuity page".
+	PageCommand string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -133,6 +136,9 @@ func (c Config) check() (Config, error) {
 	}
 	if c.Log == nil {
 		c.Log = zap.NewNop()
+	}
+	if c.PageCommand == "" {
+		c.PageCommand = "continuity page"
 	}
 	if c.PolicyCommand == "" {
 		c.PolicyCommand = "continuity policy"
