@@ -19,9 +19,6 @@ import (
 // unknown issuer are judged without it; items that proxy recorded are
 // judged by their issuer).
 func (p *Proxy) syncLedger(ctx context.Context, session string, acct Account, pl *placed) error {
-	if pl.synced && !pl.newAccount {
-		return nil
-	}
 	if !pl.synced {
 		born, err := p.ledger.born(ctx, session, pl.firstSeen.UnixMilli())
 		if err != nil {
@@ -29,6 +26,16 @@ func (p *Proxy) syncLedger(ctx context.Context, session string, acct Account, pl
 		}
 		pl.firstSeen = time.UnixMilli(born)
 		p.sessions.bornAt(session, pl.firstSeen)
+	}
+	if pl.stale {
+		// The row exists once born has run in this run; a failed write
+		// costs the page's listing after a restart, not this request.
+		if err := p.ledger.seen(ctx, session, pl.client, p.nowMs()); err != nil {
+			p.cfg.Log.Warn("last seen not recorded in the ledger", zap.String("session", session), zapErr(err))
+		}
+	}
+	if pl.synced && !pl.newAccount {
+		return nil
 	}
 	seen, err := p.ledger.accounts(ctx, session, acct)
 	if err != nil {

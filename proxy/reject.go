@@ -141,3 +141,7 @@ func shellQuote(s string) string {
 	}
 	return "'" + string(b) + "'"
 }
+
+// QuoteSession quotes a session key for a POSIX shell exactly, as the
+// hint in an error's message does, for commands that print session keys.
+func QuoteSession(s string) string { return posixQuote(s) }

@@ -15,6 +15,10 @@ const (
 	maxSessions   = 1024 // the least recently seen session goes first
 	maxRecent     = 8    // turns per session shown on the page
 	maxRejections = 8    // rejections per session shown on the page
+	// ledgerSeenEvery is how often a busy session's last-seen time is
+	// written to the ledger: a restart lists it that much out of date at
+	// most, and a burst of tool steps costs one write.
+	ledgerSeenEvery = time.Minute
 )
 
 // session is what the proxy knows of one session key. Its fields are
@@ -29,6 +33,9 @@ type session struct {
 	// synced: the ledger's account set for the session was read in this
 	// run and holds accounts; only a new account needs asking again.
 	synced bool
+	// ledgerAt is when the session's last-seen time and client were last
+	// written to the ledger (see ledgerSeenEvery).
+	ledgerAt time.Time
 
 	// The current turn, as the turn rule and the page count it.
 	turnID string
@@ -86,6 +93,8 @@ type placed struct {
 	firstSeen  time.Time
 	newAccount bool // this request's account is new to the session in this run
 	synced     bool // the ledger's accounts for the session are in memory
+	client     string
+	stale      bool // the ledger's last-seen time for the session is to be written
 	turn       *filter.Turn
 	seq        int
 }
@@ -108,7 +117,7 @@ func (r *registry) place(k requestKeys, a Account, now time.Time, withTurn bool)
 		}
 	}
 	s.turnID, s.users = k.turnID, k.users
-	return placed{firstSeen: s.firstSeen, newAccount: added, synced: s.synced, turn: s.turn, seq: s.seq}
+	return placed{firstSeen: s.firstSeen, newAccount: added, synced: s.synced, client: s.client, stale: s.staleLocked(now), turn: s.turn, seq: s.seq}
 }
 
 // bornAt sets when session id was first seen, as the ledger has it.
@@ -143,7 +152,7 @@ func (r *registry) note(k requestKeys, a Account, now time.Time) placed {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, added := r.touchLocked(k, a, now)
-	return placed{firstSeen: s.firstSeen, newAccount: added, synced: s.synced, seq: s.seq}
+	return placed{firstSeen: s.firstSeen, newAccount: added, synced: s.synced, client: s.client, stale: s.staleLocked(now), seq: s.seq}
 }
 
 // touchLocked finds or makes session k and records a request of account a
@@ -164,6 +173,16 @@ func (r *registry) touchLocked(k requestKeys, a Account, now time.Time) (s *sess
 		s.accounts = append(s.accounts, a)
 	}
 	return s, added
+}
+
+// staleLocked reports whether the session's last-seen time is due to be
+// written to the ledger at now, and notes it written.
+func (s *session) staleLocked(now time.Time) bool {
+	if now.Sub(s.ledgerAt) < ledgerSeenEvery {
+		return false
+	}
+	s.ledgerAt = now
+	return true
 }
 
 // evictLocked makes room for one more session.

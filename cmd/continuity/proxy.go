@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -23,7 +21,7 @@ import (
 
 // proxyCmd runs `continuity proxy`: the local Responses proxy for clients
 // that cannot load the plugin. It prints the listening address and the
-// status page's address (with the run's secret in the fragment) on stdout,
+// status page's address (with the page secret kept in the data directory, in the fragment) on stdout,
 // logs JSON lines on stderr, and runs until SIGINT or SIGTERM.
 func proxyCmd(args []string) int {
 	c := newCommand("proxy")
@@ -86,14 +84,21 @@ func proxyCmd(args []string) int {
 	if err != nil {
 		return c.fail(2, "%v", err)
 	}
-	secret := newSecret()
+	secret, err := proxy.PageSecret(dir)
+	if err != nil {
+		return c.fail(2, "%v", errors.Join(err, ln.Close()))
+	}
 	addr := ln.Addr().String()
 	hosts := pageHosts(ln.Addr().(*net.TCPAddr))
 	page := "http://" + hosts[0] + "/"
+	if err := proxy.SavePageAddress(dir, page); err != nil {
+		return c.fail(2, "%v", errors.Join(err, ln.Close()))
+	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.ResponseHeaderTimeout = *headerTimeout
 	cfg := proxy.Config{Upstream: ups.root, Upstreams: ups.named, Policy: policy, DB: db, Rule: proxy.Rule(*rule), Secret: secret, Transport: transport,
-		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page}
+		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page,
+		PageCommand: "continuity page --data-dir " + shellArg(dir)}
 	px, err := proxy.New(cfg)
 	if err != nil {
 		return c.fail(2, "%v", errors.Join(err, ln.Close()))
@@ -150,13 +155,6 @@ func isLoopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// newSecret is the run's page secret: 128 random bits, hex.
-func newSecret() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported systems
-	return hex.EncodeToString(b)
 }
 
 // shellArg quotes a path for the hint's command line when it needs it.
