@@ -18,9 +18,9 @@ type Rule string
 
 // The omission rules.
 const (
-	// RuleProvenance omits reasoning and compaction items issued to another
-	// account than the request's, and those of unknown issuer once the
-	// session was seen with more than one account.
+	// RuleProvenance keeps the reasoning and compaction items recorded as
+	// issued to the request's upstream and account and omits the others:
+	// those issued to another, and those of unknown issuer.
 	RuleProvenance Rule = "provenance"
 	// RuleTurn is the plugin's rule: a turn omits all encrypted reasoning
 	// present at its first request and keeps what the turn itself made.

@@ -15,9 +15,8 @@ import (
 // on the same data directory; it adds acct to the session's set there. The
 // ledger is asked once per session and run, and again only for an account
 // new to the session: an account another proxy adds later is seen here at
-// this proxy's next new account or restart (until then only items of
-// unknown issuer are judged without it; items that proxy recorded are
-// judged by their issuer).
+// this proxy's next new account or restart (the set is what the page
+// shows; items are judged by their recorded issuer alone).
 func (p *Proxy) syncLedger(ctx context.Context, session string, acct Account, pl *placed) error {
 	if !pl.synced {
 		born, err := p.ledger.born(ctx, session, pl.firstSeen.UnixMilli())
