@@ -66,6 +66,7 @@ func TestCompressedAnswersAreRead(t *testing.T) {
 		t.Fatalf("the client got %s", b)
 	}
 	acct, _ := accountOf(http.Header{"Authorization": {"Bearer k"}})
+	acct = p.root.issuer(acct) // the issuer: upstream and account
 	issuer, known, err := p.issuers.issuer(context.Background(), filter.Fingerprint("gAAAAissued-to-k"))
 	if err != nil || !known || issuer != acct {
 		t.Fatalf("the compressed answer's reasoning: issuer known %v, %v", known, err)
@@ -77,7 +78,8 @@ func TestCompressedAnswersAreRead(t *testing.T) {
 	status = http.StatusBadRequest
 	body = `{"error":{"message":"The encrypted content gAAA…Rg== could not be verified. Reason: Encrypted content organization_id did not match the target organization.","type":"invalid_request_error","param":null,"code":"invalid_encrypted_content"}}`
 	resp, b := send("s")
-	if b != body || resp.StatusCode != http.StatusBadRequest || resp.Header.Get(HintHeader) == "" {
+	hinted := strings.Replace(body, `organization.",`, `organization. — `+resp.Header.Get(HintHeader)+`",`, 1)
+	if b != hinted || resp.StatusCode != http.StatusBadRequest || resp.Header.Get(HintHeader) == "" {
 		t.Fatalf("a compressed replay rejection: %d, hint %q\n%s", resp.StatusCode, resp.Header.Get(HintHeader), b)
 	}
 }

@@ -8,19 +8,27 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/settings"
 )
 
 // State is what GET /continuity/state answers: the sessions of this run
 // with their policy, the new-session default and the rule.
 type State struct {
-	Rule     string           `json:"rule"`
-	Default  settings.Default `json:"default"`
-	Sessions []SessionView    `json:"sessions"`
+	Rule    string           `json:"rule"`
+	Default settings.Default `json:"default"`
+	// DefaultScope says which fronts the new-session default governs:
+	// "shared", one default for the plugin, pi and every proxy on the data
+	// directory (docs/design.md says why).
+	DefaultScope string        `json:"defaultScope"`
+	Sessions     []SessionView `json:"sessions"`
 	// Refused counts API requests refused by the guard in this run.
 	Refused int64 `json:"refused"`
 }
+
+// DefaultScope is the scope of the new-session default: one row in the
+// data directory's settings store, read by every front.
+const DefaultScope = "shared"
 
 // sessionChange is the body of POST /continuity/session.
 type sessionChange struct {
@@ -64,14 +72,28 @@ func (p *Proxy) Snapshot(ctx context.Context) (State, error) {
 	if err != nil {
 		return State{}, err
 	}
-	st := State{Rule: string(p.cfg.Rule), Default: def, Sessions: p.sessions.views(), Refused: p.refused.Load()}
+	st := State{Rule: string(p.cfg.Rule), Default: def, DefaultScope: DefaultScope, Sessions: p.sessions.views(), Refused: p.refused.Load()}
+	// The sessions of earlier runs, and of other proxies on the data
+	// directory, from the ledger: listed without this run's turns.
+	rows, err := p.ledger.sessions(ctx, maxSessions)
+	if err != nil {
+		return State{}, err
+	}
+	inRun := make(map[string]bool, len(st.Sessions))
+	for _, s := range st.Sessions {
+		inRun[s.ID] = true
+	}
+	for _, r := range rows {
+		if !inRun[r.session] && len(st.Sessions) < maxSessions {
+			st.Sessions = append(st.Sessions, SessionView{ID: r.session, Client: r.client, FirstSeen: r.firstSeen, LastSeen: r.lastSeen,
+				Turns: []TurnView{}, Rejections: []RejectionView{}})
+		}
+	}
 	for i := range st.Sessions {
 		s := &st.Sessions[i]
-		res, err := p.cfg.Policy.Resolve(ctx, s.ID, &hostapi.SessionHeader{CreatedAt: &s.FirstSeen})
-		if err != nil {
+		if s.Policy, s.Source, err = applied(ctx, p.cfg.Policy, s.ID, s.FirstSeen); err != nil {
 			return State{}, err
 		}
-		s.Policy, s.Source = onOff(res.Enabled), res.Source
 	}
 	return st, nil
 }
@@ -100,11 +122,19 @@ func (p *Proxy) setSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	born, ok := p.sessions.firstSeen(c.Session)
+	at := born.UnixMilli()
 	if !ok {
-		writeError(w, http.StatusNotFound, "UNKNOWN_SESSION", "continuity proxy: this proxy has not seen that session")
+		var err error
+		if at, ok, err = p.ledger.bornAt(r.Context(), c.Session); err != nil {
+			writeError(w, http.StatusServiceUnavailable, diag.StorageUnavailable, "continuity proxy: "+err.Error())
+			return
+		}
+	}
+	if !ok {
+		writeError(w, http.StatusNotFound, "UNKNOWN_SESSION", "continuity proxy: no proxy on this data directory has seen that session")
 		return
 	}
-	if err := SetSession(r.Context(), p.cfg.Policy, c.Session, born.UnixMilli(), enabled); err != nil {
+	if err := SetSession(r.Context(), p.cfg.Policy, c.Session, at, enabled); err != nil {
 		writeError(w, http.StatusConflict, diagCode(err, "POLICY_UNAVAILABLE"), "continuity proxy: "+err.Error())
 		return
 	}

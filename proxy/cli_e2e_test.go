@@ -21,7 +21,11 @@ func TestPolicyCommand(t *testing.T) {
 	px := startProxy(t, sup.URL(), dir)
 	c := &responsesClient{t: t, base: px.URL, session: "cli-session"}
 	c.accept(tokenA, "hello")
-	if code, out := continuity(t, "policy", "--data-dir", dir, "cli-session", "off"); code != 0 || out != "cli-session: off\n" {
+	// What the proxy applies: on, from the default its first-seen time selects.
+	if code, out := continuity(t, "policy", "--data-dir", dir, "cli-session"); code != 0 || out != "cli-session: on (default)\n" {
+		t.Fatalf("%d %s", code, out)
+	}
+	if code, out := continuity(t, "policy", "--data-dir", dir, "cli-session", "off"); code != 0 || out != "cli-session: off (session)\n" {
 		t.Fatalf("%d %s", code, out)
 	}
 	if code, out := continuity(t, "policy", "--data-dir", dir, "cli-session"); code != 0 || out != "cli-session: off (session)\n" {
@@ -35,7 +39,7 @@ func TestPolicyCommand(t *testing.T) {
 		t.Fatalf("%d %s", code, out)
 	}
 	c.accept(tokenB, "as B again")
-	if code, out := continuity(t, "policy", "--data-dir", dir, "--default", "off"); code != 0 || out != "new sessions: off\n" {
+	if code, out := continuity(t, "policy", "--data-dir", dir, "--default", "off"); code != 0 || out != "new sessions: off (shared: the plugin, pi and every proxy on this data directory)\n" {
 		t.Fatalf("%d %s", code, out)
 	}
 	late := &responsesClient{t: t, base: px.URL, session: "late-session"}
@@ -43,11 +47,16 @@ func TestPolicyCommand(t *testing.T) {
 	if st, _ := late.send(tokenB, "as B"); st != 400 {
 		t.Fatalf("a session first seen after --default off was filtered: %d", st)
 	}
-	for _, bad := range [][]string{{"policy", "--data-dir", dir, "s", "maybe"}, {"policy", "--data-dir", dir, "--default", "perhaps"}, {"policy", "--data-dir", dir}} {
+	for _, bad := range [][]string{{"policy", "--data-dir", dir, "s", "maybe"}, {"policy", "--data-dir", dir, "--default", "perhaps"},
+		{"policy", "--data-dir", dir, "never-seen", "on"}} {
 		if code, out := continuity(t, bad...); code != 2 || !strings.Contains(out, "continuity policy:") {
 			t.Errorf("%v: %d %s", bad, code, out)
 		}
 	}
+	if rows := policyRows(t, dir); rows["cli-session"] != [3]string{"on", "session", "Go-http-client/1.1"} || rows["late-session"] != [3]string{"off", "default", "Go-http-client/1.1"} {
+		t.Fatalf("continuity policy lists %v", rows)
+	}
+	samePolicies(t, px)
 }
 
 // TestProxyListenFlags: a non-loopback address needs --allow-remote, and

@@ -18,9 +18,9 @@ type Rule string
 
 // The omission rules.
 const (
-	// RuleProvenance omits reasoning and compaction items issued to another
-	// account than the request's, and those of unknown issuer once the
-	// session was seen with more than one account.
+	// RuleProvenance keeps the reasoning and compaction items recorded as
+	// issued to the request's upstream and account and omits the others:
+	// those issued to another, and those of unknown issuer.
 	RuleProvenance Rule = "provenance"
 	// RuleTurn is the plugin's rule: a turn omits all encrypted reasoning
 	// present at its first request and keeps what the turn itself made.
@@ -29,9 +29,13 @@ const (
 
 // Config configures a Proxy.
 type Config struct {
-	// Upstream is the supplier's base URL; a request for PATH goes to
-	// Upstream + PATH.
+	// Upstream is the supplier's base URL served at the root; a request for
+	// PATH goes to Upstream + PATH. nil when only named upstreams are served.
 	Upstream *url.URL
+	// Upstreams are named suppliers, each served under /NAME/…: a client
+	// moved from one to another changes only its base URL, and the proxy
+	// sees the boundary (an item's issuer is the upstream and the account).
+	Upstreams []Upstream
 	// Policy is the session policy store.
 	Policy *settings.Policy
 	// DB is the data directory's continuity.db (sqlstore.Open): the
@@ -55,6 +59,9 @@ type Config struct {
 	// PageURL is the status page's address as printed at start (without
 	// the secret), for the hint; "" leaves the page out of the hint.
 	PageURL string
+	// PageCommand is how the hint names the command that prints the page's
+	// address with its key; "" means "continuity page".
+	PageCommand string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -66,12 +73,47 @@ var (
 	ErrDB       = errors.New("proxy: no database for the provenance ledger")
 	ErrRule     = errors.New("proxy: unknown rule")
 	ErrSecret   = errors.New("proxy: secret too short")
+	// ErrUpstreamName is a named upstream's name that cannot be a path
+	// prefix of its own.
+	ErrUpstreamName = errors.New("proxy: bad upstream name")
 )
+
+// validUpstreamURL reports an absolute http or https URL.
+func validUpstreamURL(u *url.URL) bool {
+	return (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// ValidUpstreamName reports whether name can prefix a named upstream's
+// paths: 1 to 32 of a-z, 0-9, '-' and '_', starting with a letter or
+// digit, and not "continuity" (the page's API lives under /continuity/).
+func ValidUpstreamName(name string) bool {
+	if name == "" || len(name) > 32 || name == "continuity" {
+		return false
+	}
+	for i, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || i > 0 && (c == '-' || c == '_')) {
+			return false
+		}
+	}
+	return true
+}
 
 // check validates c and fills defaults into a copy.
 func (c Config) check() (Config, error) {
-	if c.Upstream == nil || (c.Upstream.Scheme != "http" && c.Upstream.Scheme != "https") || c.Upstream.Host == "" {
+	if c.Upstream == nil && len(c.Upstreams) == 0 || c.Upstream != nil && !validUpstreamURL(c.Upstream) {
 		return c, ErrUpstream
+	}
+	names := map[string]bool{}
+	for _, u := range c.Upstreams {
+		switch {
+		case u.URL == nil || !validUpstreamURL(u.URL):
+			return c, fmt.Errorf("%w (upstream %q)", ErrUpstream, u.Name)
+		case !ValidUpstreamName(u.Name):
+			return c, fmt.Errorf("%w %q: 1 to 32 of a-z, 0-9, - and _, starting with a letter or digit, not \"continuity\"", ErrUpstreamName, u.Name)
+		case names[u.Name]:
+			return c, fmt.Errorf("%w %q: named twice", ErrUpstreamName, u.Name)
+		}
+		names[u.Name] = true
 	}
 	if c.Policy == nil {
 		return c, ErrPolicy
@@ -94,6 +136,9 @@ func (c Config) check() (Config, error) {
 	}
 	if c.Log == nil {
 		c.Log = zap.NewNop()
+	}
+	if c.PageCommand == "" {
+		c.PageCommand = "continuity page"
 	}
 	if c.PolicyCommand == "" {
 		c.PolicyCommand = "continuity policy"

@@ -22,15 +22,18 @@
 //
 // Policy lives in the embedded settings store (package settings), the same
 // rows and compare-and-swap writes as the plugin's. Two omission rules:
-// RuleProvenance (the default) omits items issued to another account, and
-// items of unknown issuer once the session was seen with more than one
-// account; RuleTurn is the plugin's rule (a turn omits the encrypted
-// reasoning present at its first request).
+// RuleProvenance (the default) keeps only the items recorded as issued to
+// the request's issuer — its upstream and account, so several named
+// upstreams (Config.Upstreams, each under /NAME/) are boundaries too — and
+// omits the rest, those of unknown issuer included; RuleTurn is the
+// plugin's rule (a turn omits the encrypted reasoning present at its
+// first request).
 //
 // The proxy never retries or re-sends. A replay rejection answered while a
-// session's policy is off passes through byte for byte and is recorded; the
-// response carries an X-Continuity-Hint header naming the command and page
-// that turn the policy on, and the proxy's log says the same.
+// session's policy is off passes through and is recorded; the sentence
+// naming the command and page that turn the policy on is appended to its
+// message (every other byte kept), as clients show only the message, and
+// sent as an X-Continuity-Hint header and a log line too.
 //
 // Gemini's generateContent and streamGenerateContent calls are filtered
 // too (gemini.go): the session is derived from the conversation's first
@@ -38,8 +41,9 @@
 // filter/gemini removes the thought signatures not issued to it by
 // Gemini's rules; the same policy store, ledger and page serve both.
 //
-// The status page on / lists the sessions seen; its API under /continuity/
-// needs the per-run secret (given to the page in the URL fragment, never
-// sent in a URL) and a same-origin request, so no other web page can read
-// or flip a policy.
+// The status page on / lists the sessions seen, earlier runs' from the
+// ledger; its API under /continuity/ needs the page secret kept in the
+// data directory (given to the page in the URL fragment, never sent in a
+// URL) and a same-origin request, so no other web page can read or flip a
+// policy.
 package proxy

@@ -44,13 +44,18 @@ type running struct {
 func (r *running) Log() string { return r.stderr.String() }
 
 // startProxy runs the real binary in front of upstream on a random loopback
-// port and stops it (SIGTERM, then waits) when the test ends.
+// port and stops it (SIGTERM, then waits) when the test ends. An empty
+// upstream leaves --upstream to extra (named upstreams).
 func startProxy(t *testing.T, upstream, dataDir string, extra ...string) *running {
 	t.Helper()
 	if dataDir == "" {
 		dataDir = t.TempDir()
 	}
-	args := append([]string{"proxy", "--listen", "127.0.0.1:0", "--upstream", upstream, "--data-dir", dataDir}, extra...)
+	args := []string{"proxy", "--listen", "127.0.0.1:0", "--data-dir", dataDir}
+	if upstream != "" {
+		args = append(args, "--upstream", upstream)
+	}
+	args = append(args, extra...)
 	cmd := exec.Command(testbin.Path(t), args...)
 	stderr := &syncbuf.Buffer{}
 	cmd.Stderr = stderr

@@ -76,17 +76,17 @@ func keysOf(h http.Header, body []byte, st *filter.Stream) (k requestKeys, inval
 // provenance rule and forwards it: from pipelineFrom bytes while it is
 // being filtered, else once it is, with a Content-Length. invalid is the
 // filter's verdict on the body.
-func (p *Proxy) followed(w http.ResponseWriter, r *http.Request, st *filter.Stream, size int, invalid error, pl placed, fl *flight) {
+func (p *Proxy) followed(w http.ResponseWriter, r *http.Request, st *filter.Stream, size int, invalid error, fl *flight) {
 	if invalid != nil {
 		p.notFiltered(w, fl, invalid)
 		return
 	}
 	if size >= pipelineFrom {
-		p.pipeline(w, r, st, pl, fl)
+		p.pipeline(w, r, st, fl)
 		return
 	}
 	var pieces [][]byte
-	om, err := p.sendFollowed(r.Context(), st, pl, fl.account, func(b []byte) error {
+	om, err := p.sendFollowed(r.Context(), st, fl, func(b []byte) error {
 		pieces = append(pieces, b)
 		return nil
 	})
@@ -107,10 +107,10 @@ func (p *Proxy) notFiltered(w http.ResponseWriter, fl *flight, err error) {
 // sendFollowed filters a followed body by the provenance rule, emitting
 // the final bytes as they become final. A ledger failure in a decision
 // stops the emitting before the next piece and is returned.
-func (p *Proxy) sendFollowed(ctx context.Context, st *filter.Stream, pl placed, acct Account, emit func([]byte) error) (filter.Omitted, error) {
+func (p *Proxy) sendFollowed(ctx context.Context, st *filter.Stream, fl *flight, emit func([]byte) error) (filter.Omitted, error) {
 	// Stored by the decisions, on the filter's hashing goroutines.
 	var failed atomic.Pointer[error]
-	res, err := st.Send(p.provenance(ctx, pl, acct, &failed), func(b []byte) error {
+	res, err := st.Send(p.provenance(ctx, fl, &failed), func(b []byte) error {
 		if e := failed.Load(); e != nil {
 			return *e
 		}

@@ -27,6 +27,9 @@ type flight struct {
 	on      bool
 	seq     int
 	side    bool // a side request: passed unchanged, no turn
+	// unknown counts the items omitted because no issuer is known for
+	// them; the decisions add to it on the filter's goroutine.
+	unknown atomic.Int64
 	// filterErr is set by a pipelined request's filter when it fails
 	// after the upstream request started (nil when not pipelined).
 	filterErr *atomic.Pointer[error]
@@ -74,6 +77,7 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	acct, authed := accountOf(r.Header)
+	acct = upstreamOf(r).issuer(acct)
 	if keys.session == "" || !authed {
 		// No session to keep a policy for, or no account to bind content
 		// to: the request goes out exactly as it came.
@@ -103,7 +107,7 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	on := p.sessions.pin(keys.session, pl.seq, res.Enabled, p.cfg.Rule == RuleTurn)
 	fl := &flight{session: keys.session, account: acct, on: on, seq: pl.seq}
 	if on && p.cfg.Rule == RuleProvenance && st != nil {
-		p.followed(w, r, st, len(body), invalid, pl, fl)
+		p.followed(w, r, st, len(body), invalid, fl)
 		return
 	}
 	closeStream(st) // not filtered, or by the turn rule
@@ -112,7 +116,7 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	out, changed := [][]byte{body}, false
 	var om filter.Omitted
 	if on {
-		fr, err := p.omit(r.Context(), body, pl, acct)
+		fr, err := p.omit(r.Context(), body, pl, fl)
 		if err != nil {
 			p.notFiltered(w, fl, err)
 			return
@@ -132,10 +136,12 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 
 // sent records what a forwarded request omitted.
 func (p *Proxy) sent(fl *flight, om filter.Omitted) {
-	p.sessions.sent(fl.session, fl.seq, fl.account, fl.on, om)
+	unknown := int(fl.unknown.Load())
+	p.sessions.sent(fl.session, fl.seq, fl.account, fl.on, om, unknown, p.nowMs())
 	if om.Items+om.Compactions > 0 {
 		p.cfg.Log.Info("omitted", zap.String("session", fl.session), zap.String("account", fl.account.Short()),
-			zap.Int("reasoning", om.Items), zap.Int("compaction", om.Compactions), zap.Int("strippedIds", om.StrippedIDs))
+			zap.Int("reasoning", om.Items), zap.Int("compaction", om.Compactions), zap.Int("unknownIssuer", unknown),
+			zap.Int("strippedIds", om.StrippedIDs))
 	}
 }
 
@@ -151,38 +157,6 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return buf, nil
 	}
 	return io.ReadAll(rd)
-}
-
-// omit applies the configured rule to one payload.
-func (p *Proxy) omit(ctx context.Context, body []byte, pl placed, acct Account) (filter.Result, error) {
-	if p.cfg.Rule == RuleTurn {
-		return pl.turn.Apply(ctx, body, nil)
-	}
-	var failed atomic.Pointer[error]
-	res, err := filter.Select(ctx, body, filter.Options{StripPairedIDs: true, NoCopy: true}, nil, p.provenance(ctx, pl, acct, &failed))
-	if e := failed.Load(); err == nil && e != nil {
-		return res, *e
-	}
-	return res, err
-}
-
-// provenance is the provenance rule's decision for a request of account
-// acct placed as pl. An issuer the ledger could not be asked about is
-// stored in failed (the first one; the decisions may run on another
-// goroutine than the one that reads it), and the request must then not be
-// sent.
-func (p *Proxy) provenance(ctx context.Context, pl placed, acct Account, failed *atomic.Pointer[error]) func(filter.Candidate) bool {
-	return func(c filter.Candidate) bool {
-		issuer, known, err := p.issuers.issuer(ctx, c.Fingerprint)
-		switch {
-		case err != nil:
-			failed.CompareAndSwap(nil, &err)
-			return true
-		case known:
-			return issuer != acct
-		}
-		return pl.multi
-	}
 }
 
 // notFilteredStatus is the status of a request the filter did not let

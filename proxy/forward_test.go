@@ -183,7 +183,8 @@ func TestUpstreamDown(t *testing.T) {
 }
 
 // TestRejectionHint: a replay rejection while the session's policy is off
-// passes through unchanged with the hint naming the command and the page;
+// passes through with the hint naming the command and the page appended to
+// its message (every other byte kept, the length fixed) and in a header;
 // a rate limit gets none; with the policy on there is no hint but the
 // rejection is recorded.
 func TestRejectionHint(t *testing.T) {
@@ -214,8 +215,10 @@ func TestRejectionHint(t *testing.T) {
 	}
 	resp, b := send("off-session")
 	hint := resp.Header.Get(HintHeader)
-	if b != rejection || resp.StatusCode != 400 || hint != "visible-history continuation is off for this session; turn it on with: continuity policy --data-dir /d off-session on (or on the status page http://127.0.0.1:1/)" {
-		t.Fatalf("%d %q\n%s", resp.StatusCode, hint, b)
+	const want = "visible-history continuation is off for this session; turn it on with: continuity policy --data-dir /d off-session on (or on the status page http://127.0.0.1:1/; continuity page prints its address with its key)"
+	withIt := strings.Replace(rejection, `organization.",`, `organization. — `+want+`",`, 1)
+	if b != withIt || resp.StatusCode != 400 || hint != want || resp.ContentLength != int64(len(withIt)) {
+		t.Fatalf("%d %q (length %d)\n%s", resp.StatusCode, hint, resp.ContentLength, b)
 	}
 	status, body = 429, `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`
 	if resp, _ := send("off-session"); resp.Header.Get(HintHeader) != "" {

@@ -67,8 +67,10 @@ func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request, up geminiU
 	}
 	out, changed := [][]byte{pay.plain}, false
 	var om gemini.Omitted
+	unknown := 0
 	if fl.on {
-		res, err := p.omitGemini(r.Context(), doc, acct)
+		var res gemini.Result
+		res, unknown, err = p.omitGemini(r.Context(), doc, acct)
 		if err != nil {
 			p.notFiltered(w, fl, err)
 			return
@@ -82,10 +84,10 @@ func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request, up geminiU
 		writeError(w, http.StatusInternalServerError, "INTERNAL", "continuity proxy: the filtered body could not be compressed again: "+err.Error())
 		return
 	}
-	p.sessions.sent(fl.session, fl.seq, fl.account, fl.on, filter.Omitted{Items: om.Signatures})
+	p.sessions.sent(fl.session, fl.seq, fl.account, fl.on, filter.Omitted{Items: om.Signatures}, unknown, p.nowMs())
 	if om.Signatures > 0 {
 		p.cfg.Log.Info("omitted", zap.String("session", fl.session), zap.String("account", fl.account.Short()),
-			zap.Int("thoughtSignatures", om.Signatures), zap.Int("thoughtParts", om.Parts),
+			zap.Int("thoughtSignatures", om.Signatures), zap.Int("unknownIssuer", unknown), zap.Int("thoughtParts", om.Parts),
 			zap.Int("contents", om.Contents), zap.Int("sentinels", om.Sentinels))
 	}
 	p.forwardGemini(w, r, up, out, fl)
@@ -130,18 +132,24 @@ func (p *Proxy) placeGemini(w http.ResponseWriter, r *http.Request, keys request
 
 // omitGemini filters doc for account acct: a signature is kept only when
 // the ledger knows it was issued to acct (which names the upstream too).
-func (p *Proxy) omitGemini(ctx context.Context, doc *gemini.Doc, acct Account) (gemini.Result, error) {
+// unknown counts the signatures refused for want of a known issuer, which
+// the turn records count apart from foreign ones.
+func (p *Proxy) omitGemini(ctx context.Context, doc *gemini.Doc, acct Account) (res gemini.Result, unknown int, err error) {
 	var failed atomic.Pointer[error]
-	res, err := doc.Select(ctx, func(c gemini.Candidate) bool {
+	var unknowns atomic.Int64
+	res, err = doc.Select(ctx, func(c gemini.Candidate) bool {
 		issuer, known, err := p.issuers.issuer(ctx, c.Fingerprint)
 		if err != nil {
 			failed.CompareAndSwap(nil, &err)
 			return false
 		}
+		if !known {
+			unknowns.Add(1)
+		}
 		return known && issuer == acct
 	})
 	if e := failed.Load(); err == nil && e != nil {
-		return res, *e
+		return res, 0, *e
 	}
-	return res, err
+	return res, min(int(unknowns.Load()), res.Omitted.Signatures), err
 }

@@ -13,14 +13,15 @@ import (
 // over --acp with key A straight at the Gemini double; its second prompt
 // fails, and the client rewrites its session file from memory, A's thought
 // signatures in it. Then `gemini -p --resume latest` with key B through
-// `continuity proxy` (default settings), B again with a tool step, then A:
+// `continuity proxy` (default settings, the double as the named upstream
+// "gemini", the client's base URL the proxy's /gemini), B again with a tool step, then A:
 // every request through the proxy is accepted, the current turn's
 // signature is kept on the tool step, and the same runs sent straight to
 // the double are rejected with "Corrupted thought signature.".
 func TestGeminiCLIAcrossKeys(t *testing.T) {
 	bin := clientBin(t, "gemini")
 	dbl := startGemini(t)
-	px := startProxy(t, dbl.URL(), "")
+	px := startProxy(t, "", "", "--upstream", "gemini="+dbl.URL())
 	home, project := geminiHome(t)
 
 	ed := startACP(t, bin, project, geminiEnv(home, geminiKeyA, dbl.URL()))
@@ -57,7 +58,7 @@ func TestGeminiCLIAcrossKeys(t *testing.T) {
 		}
 		before = len(dbl.Requests())
 		dbl.Script(script...)
-		out = runClient(t, project, geminiEnv(home, key, px.URL), bin, args...)
+		out = runClient(t, project, geminiEnv(home, key, px.URL+"/gemini"), bin, args...)
 		sent := dbl.Requests()[before:]
 		for _, r := range sent {
 			if r.Status != 200 {

@@ -11,18 +11,17 @@ import (
 // name in issuers (a signature is bound to where it was minted, so the
 // same key on two upstreams is two issuers) and the reverse proxy that
 // sends to it with the signature tap on the answers (rp), or untouched
-// (plain). The proxy has one
-// today, for --upstream; with named upstreams each gets its own, and a
-// route for /NAME/…/models/{model}:… calls geminiRequest with it.
+// (plain). upstreamRequest builds one for the upstream a request is routed
+// to, bare --upstream or /NAME/.
 type geminiUpstream struct {
 	issuer    string
 	rp, plain *httputil.ReverseProxy
 }
 
-// geminiUpstream builds the geminiUpstream of the configured upstream,
-// named by issuer.
-func (p *Proxy) geminiUpstream(issuer string) geminiUpstream {
-	return geminiUpstream{issuer: issuer, rp: p.reverseProxy(p.modifyGeminiResponse), plain: p.plain}
+// geminiUpstream is the geminiUpstream of up, its issuers named by the
+// upstream's identity (its base URL without credentials or query).
+func (p *Proxy) geminiUpstream(up *upstream) geminiUpstream {
+	return geminiUpstream{issuer: up.id, rp: p.geminiRP, plain: p.plain}
 }
 
 // geminiMethods are the Gemini API's model calls whose request bodies

@@ -95,8 +95,8 @@ func TestGeminiTap(t *testing.T) {
 }
 
 // TestGeminiRejectionHint: Gemini's "Corrupted thought signature." answered
-// to a session whose policy is off passes byte for byte with the hint
-// naming the derived session; with the policy on it is recorded, unhinted,
+// to a session whose policy is off passes, every other byte kept, with the hint
+// naming the derived session, appended to its message too; with the policy on it is recorded, unhinted,
 // and the page's record of it carries no text.
 func TestGeminiRejectionHint(t *testing.T) {
 	envelope := "{\n  \"error\": {\n    \"code\": 400,\n    \"message\": \"Corrupted thought signature.\",\n    \"status\": \"INVALID_ARGUMENT\"\n  }\n}\n"
@@ -129,8 +129,10 @@ func TestGeminiRejectionHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp, b, sent = send()
-	want := "visible-history continuation is off for this session; turn it on with: continuity policy --data-dir /d " + session + " on (or on the status page http://127.0.0.1:1/)"
-	if hint := resp.Header.Get(HintHeader); hint != want || b != envelope || sent != body {
+	want := "visible-history continuation is off for this session; turn it on with: continuity policy --data-dir /d " + session + " on (or on the status page http://127.0.0.1:1/; continuity page prints its address with its key)"
+	// The hint is appended to the envelope's message, every other byte kept.
+	hinted := strings.Replace(envelope, "signature.\"", "signature. — "+want+"\"", 1)
+	if hint := resp.Header.Get(HintHeader); hint != want || b != hinted || sent != body {
 		t.Fatalf("policy off: hint %q, body %q, sent %s", hint, b, sent)
 	}
 	for _, s := range p.sessions.views() {

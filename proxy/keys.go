@@ -54,7 +54,7 @@ func readKeys(h http.Header, body []byte) (requestKeys, error) {
 // in this order: the body's prompt_cache_key; the thread_id, else
 // session_id, of Codex's turn metadata; the first of sessionHeaders.
 func placeKeys(h http.Header, bk bodyKeys) requestKeys {
-	k := requestKeys{client: clientName(h), initiator: h.Get("X-Initiator")}
+	k := requestKeys{client: clientOf(h), initiator: h.Get("X-Initiator")}
 	meta := h.Get(codexTurnHeader)
 	if meta != "" && gjson.Valid(meta) {
 		m := gjson.Parse(meta)

@@ -13,11 +13,11 @@ func TestReadKeys(t *testing.T) {
 	h.Set("Originator", "codex_exec")
 	h.Set(codexTurnHeader, `{"session_id":"s","thread_id":"th","turn_id":"t1"}`)
 	k, _ := readKeys(h, []byte(`{"input":[{"role":"user","content":"q"},{"type":"function_call_output","call_id":"c","output":"o"}]}`))
-	if k.session != "th" || k.turnID != "t1" || k.client != "codex_exec" || k.users != 1 || !k.lastTool || k.lastUser {
+	if k.session != "th" || k.turnID != "t1" || k.client != "Codex" || k.users != 1 || !k.lastTool || k.lastUser {
 		t.Fatalf("%+v", k)
 	}
 	k, _ = readKeys(http.Header{"User-Agent": {"opencode/1.18 ai-sdk/4"}}, []byte(`{"prompt_cache_key":"ses_1","input":[{"role":"user","content":"a"},{"type":"message","role":"user","content":"b"}]}`))
-	if k.session != "ses_1" || k.client != "opencode/1.18" || k.users != 2 || !k.lastUser {
+	if k.session != "ses_1" || k.client != "opencode" || k.users != 2 || !k.lastUser {
 		t.Fatalf("%+v", k)
 	}
 	// opencode's title request: its session only in headers, no history.
@@ -106,6 +106,27 @@ func TestScanBody(t *testing.T) {
 	for _, bad := range []string{`[1,2]`, `{"input":[{"role":"user"}`, `{"input":[{"role" "user"}]}`} {
 		if _, err := scanBody([]byte(bad)); err == nil {
 			t.Errorf("%s: placed", bad)
+		}
+	}
+}
+
+// TestClientOf: clients are named in words; pi through the OpenAI SDK is
+// told from another SDK client by the session it sends as
+// x-client-request-id.
+func TestClientOf(t *testing.T) {
+	for _, c := range []struct {
+		h    http.Header
+		want string
+	}{
+		{http.Header{"Originator": {"codex_cli_rs"}}, "Codex"},
+		{http.Header{"Originator": {"pi"}, "User-Agent": {"pi (linux)"}}, "pi"},
+		{http.Header{"User-Agent": {"OpenAI/JS 5.12.2"}, "X-Client-Request-Id": {"s1"}}, "pi"},
+		{http.Header{"User-Agent": {"OpenAI/JS 5.12.2"}}, "OpenAI/JS"},
+		{http.Header{"User-Agent": {"opencode/1.18.33 ai-sdk/provider-utils/3"}}, "opencode"},
+		{http.Header{"User-Agent": {"curl/8.5.0"}}, "curl/8.5.0"},
+	} {
+		if got := clientOf(c.h); got != c.want {
+			t.Errorf("%v: %q, want %q", c.h, got, c.want)
 		}
 	}
 }

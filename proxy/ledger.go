@@ -38,7 +38,9 @@ CREATE TABLE proxy_sessions (
 	seq        INTEGER PRIMARY KEY,
 	session    TEXT NOT NULL UNIQUE,
 	first_seen INTEGER NOT NULL
-);`}
+);`, `
+ALTER TABLE proxy_sessions ADD COLUMN client TEXT NOT NULL DEFAULT '';
+ALTER TABLE proxy_sessions ADD COLUMN last_seen INTEGER NOT NULL DEFAULT 0;`}
 
 // ledger is what the provenance rule needs to survive a restart, kept in
 // the data directory's continuity.db: which account each reasoning and

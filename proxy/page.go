@@ -22,7 +22,9 @@ var pageKeys = []string{
 	"proxy.page.noSecret", "proxy.page.refused", "proxy.col.session", "proxy.col.client", "proxy.col.account",
 	"proxy.col.policy", "proxy.col.turns", "proxy.col.rejections", "proxy.turn.label", "proxy.turn.requests",
 	"proxy.turn.reasoning", "proxy.turn.compaction", "proxy.action.on", "proxy.action.off", "proxy.action.default",
-	"proxy.source.session", "proxy.source.default",
+	"proxy.source.session", "proxy.source.default", "proxy.page.shared", "proxy.col.time", "proxy.col.turn",
+	"proxy.col.requests", "proxy.col.foreign", "proxy.col.unknown", "proxy.col.status", "proxy.col.kind", "proxy.col.item",
+	"proxy.turn.earlier", "proxy.turn.none",
 	"policy.label", "policy.on", "policy.off",
 }
 

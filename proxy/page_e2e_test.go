@@ -123,7 +123,7 @@ func TestStatusPageInChromium(t *testing.T) {
 	if st, hint = one.send(tokenB, "B, policy on"); st != 200 || hint != "" {
 		t.Fatalf("policy on again: %d %q", st, hint)
 	}
-	b.waitFor(tab, `document.querySelector('tr[data-session="page-session-one"]').innerText.includes("400 ")`)
+	b.waitFor(tab, `document.querySelector('tr[data-session="page-session-one"] td.rejections').innerText.includes("organization-mismatch")`)
 
 	zh := b.open(px.URL + "/?lang=zh-CN#k=" + px.Secret)
 	b.waitFor(zh, `document.body.dataset.loaded === "1" && document.documentElement.lang === "zh-CN"`)

@@ -49,7 +49,8 @@ var bashStep = supplier.Answer{Kind: supplier.ToolCall, Tool: "bash", Arguments:
 // README's configuration: a session started with key A, continued with B, B
 // again, then A, each turn with a tool step; every request is accepted with
 // the turn's reasoning kept on its tool step, and where the account
-// switches the same turn sent directly is rejected.
+// switches the same turn sent directly is rejected; the page names the
+// client pi.
 func TestPiAccountSwitches(t *testing.T) {
 	t.Parallel()
 	sup := startSupplier(t)
@@ -62,7 +63,7 @@ func TestPiAccountSwitches(t *testing.T) {
 	}
 	checkTurn(t, since(sup, n), "acct-A", 2)
 	playSwitches(t, sup, px, bashStep, func(base, token, prompt string) (string, error) { return p.run(base, token, prompt, true) }, nil)
-	if st := pageState(t, px); len(st.Sessions) != 1 || st.Sessions[0].Accounts != 2 {
+	if st := pageState(t, px); len(st.Sessions) != 1 || st.Sessions[0].Accounts != 2 || st.Sessions[0].Client != "pi" {
 		t.Fatalf("sessions %+v", st.Sessions)
 	}
 }

@@ -25,12 +25,12 @@ var errRequestDone = errors.New("proxy: the upstream request ended")
 // reads (slices of the request buffer, not copies), and this call waits
 // for it before returning. A filter error aborts the upstream request and
 // is answered as a named 400 (see upstreamFailed).
-func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, st *filter.Stream, pl placed, fl *flight) {
+func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, st *filter.Stream, fl *flight) {
 	sb := newStreamBody()
 	fl.filterErr = new(atomic.Pointer[error])
 	done := make(chan filter.Omitted, 1)
 	go func() {
-		om, err := p.sendFollowed(r.Context(), st, pl, fl.account, sb.send)
+		om, err := p.sendFollowed(r.Context(), st, fl, sb.send)
 		if err != nil && !errors.Is(err, errRequestDone) {
 			fl.filterErr.Store(&err)
 		}

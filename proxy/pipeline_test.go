@@ -91,6 +91,7 @@ func pipelinedSession(t *testing.T) (*Proxy, string, <-chan received) {
 func TestPipelinedBytesAreSelects(t *testing.T) {
 	p, url, got := pipelinedSession(t)
 	acctA, _ := accountOf(http.Header{"Authorization": {"Bearer acct-A"}})
+	acctA = p.root.issuer(acctA) // the issuer: upstream and account
 	rng := rand.New(rand.NewPCG(7, 11))
 	specs := []payloadgen.Spec{
 		payloadgen.Typical(pipelineFrom + 300<<10),
@@ -172,6 +173,7 @@ func TestLateFaultNeverSent(t *testing.T) {
 func TestLedgerFailureMidBodyAborts(t *testing.T) {
 	p, url, got := pipelinedSession(t)
 	acctA, _ := accountOf(http.Header{"Authorization": {"Bearer acct-A"}})
+	acctA = p.root.issuer(acctA) // the issuer: upstream and account
 	gen := payloadgen.Generate(payloadgen.Typical(3 << 20))
 	body := sessionBody(gen)
 	shift := len(`"prompt_cache_key":"pipe",`)

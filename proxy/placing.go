@@ -15,13 +15,9 @@ import (
 // on the same data directory; it adds acct to the session's set there. The
 // ledger is asked once per session and run, and again only for an account
 // new to the session: an account another proxy adds later is seen here at
-// this proxy's next new account or restart (until then only items of
-// unknown issuer are judged without it; items that proxy recorded are
-// judged by their issuer).
+// this proxy's next new account or restart (the set is what the page
+// shows; items are judged by their recorded issuer alone).
 func (p *Proxy) syncLedger(ctx context.Context, session string, acct Account, pl *placed) error {
-	if pl.synced && !pl.newAccount {
-		return nil
-	}
 	if !pl.synced {
 		born, err := p.ledger.born(ctx, session, pl.firstSeen.UnixMilli())
 		if err != nil {
@@ -30,11 +26,20 @@ func (p *Proxy) syncLedger(ctx context.Context, session string, acct Account, pl
 		pl.firstSeen = time.UnixMilli(born)
 		p.sessions.bornAt(session, pl.firstSeen)
 	}
+	if pl.stale {
+		// The row exists once born has run in this run; a failed write
+		// costs the page's listing after a restart, not this request.
+		if err := p.ledger.seen(ctx, session, pl.client, p.nowMs()); err != nil {
+			p.cfg.Log.Warn("last seen not recorded in the ledger", zap.String("session", session), zapErr(err))
+		}
+	}
+	if pl.synced && !pl.newAccount {
+		return nil
+	}
 	seen, err := p.ledger.accounts(ctx, session, acct)
 	if err != nil {
 		return err
 	}
-	pl.multi = pl.multi || len(seen) > 1
 	p.sessions.addAccounts(session, seen)
 	return nil
 }

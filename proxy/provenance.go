@@ -3,6 +3,9 @@ package proxy
 import (
 	"context"
 	"sync"
+	"sync/atomic"
+
+	"github.com/continuity-dev/continuity/filter"
 )
 
 // maxIssued bounds the issuance records held in memory; the oldest go
@@ -87,4 +90,42 @@ func (p *issuers) issuer(ctx context.Context, fp [32]byte) (Account, bool, error
 	p.remember(fp, issuance{account: a, known: known})
 	p.mu.Unlock()
 	return a, known, nil
+}
+
+// omit applies the configured rule to one payload of flight fl.
+func (p *Proxy) omit(ctx context.Context, body []byte, pl placed, fl *flight) (filter.Result, error) {
+	if p.cfg.Rule == RuleTurn {
+		return pl.turn.Apply(ctx, body, nil)
+	}
+	var failed atomic.Pointer[error]
+	res, err := filter.Select(ctx, body, filter.Options{StripPairedIDs: true, NoCopy: true}, nil, p.provenance(ctx, fl, &failed))
+	if e := failed.Load(); err == nil && e != nil {
+		return res, *e
+	}
+	return res, err
+}
+
+// provenance is the provenance rule's decision for the items of flight
+// fl: an item is kept only when it is recorded as issued to fl's issuer
+// (its upstream and account). An item of unknown issuer is omitted and
+// counted in fl.unknown: it was issued before the proxy saw the thread, or
+// past the ledger's bound, and the supplier rejects a whole request for one
+// such item of another account, while omitting one of the same account
+// costs only that item's reasoning (docs/protocol.md §11). An issuer the
+// ledger could not be asked about is stored in failed (the first one; the
+// decisions may run on another goroutine than the one that reads it), and
+// the request must then not be sent.
+func (p *Proxy) provenance(ctx context.Context, fl *flight, failed *atomic.Pointer[error]) func(filter.Candidate) bool {
+	return func(c filter.Candidate) bool {
+		issuer, known, err := p.issuers.issuer(ctx, c.Fingerprint)
+		switch {
+		case err != nil:
+			failed.CompareAndSwap(nil, &err)
+			return true
+		case known:
+			return issuer != fl.account
+		}
+		fl.unknown.Add(1)
+		return true
+	}
 }

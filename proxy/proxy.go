@@ -20,17 +20,22 @@ const apiPrefix = "/continuity/"
 // Proxy is the reverse proxy. It is an http.Handler; the caller owns the
 // server and its listener.
 type Proxy struct {
-	cfg      Config
-	ledger   *ledger
-	issuers  *issuers
-	sessions *registry
+	cfg Config
+	// upstreams are the named upstreams; root is the one served at the
+	// root, nil when there is none.
+	upstreams []upstream
+	root      *upstream
+	ledger    *ledger
+	issuers   *issuers
+	sessions  *registry
 	// plain forwards everything the proxy does not filter, untouched.
 	plain *httputil.ReverseProxy
 	// filtered forwards …/responses requests: the body is the one the
 	// handler prepared, the response goes through the tap.
 	filtered *httputil.ReverseProxy
-	// gemini is the upstream Gemini requests go to (gemini_route.go).
-	gemini geminiUpstream
+	// geminiRP sends Gemini requests to their upstream with the signature
+	// tap on the answers (gemini_route.go).
+	geminiRP *httputil.ReverseProxy
 	// refused counts the page API requests the guard refused in this run.
 	refused atomic.Int64
 }
@@ -46,9 +51,16 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, ledger: l, issuers: newIssuers(l), sessions: newRegistry()}
+	for _, u := range cfg.Upstreams {
+		p.upstreams = append(p.upstreams, newUpstream(u))
+	}
+	if cfg.Upstream != nil {
+		root := newUpstream(Upstream{URL: cfg.Upstream})
+		p.root = &root
+	}
 	p.plain = p.reverseProxy(nil)
 	p.filtered = p.reverseProxy(p.modifyResponse)
-	p.gemini = p.geminiUpstream(cfg.Upstream.String())
+	p.geminiRP = p.reverseProxy(p.modifyGeminiResponse)
 	return p, nil
 }
 
@@ -56,9 +68,9 @@ func New(cfg Config) (*Proxy, error) {
 // write (server-sent events pass as they arrive) and answers transport
 // failures with a named error. With modify, the answers come back decoded.
 func (p *Proxy) reverseProxy(modify func(*http.Response) error) *httputil.ReverseProxy {
-	up := p.cfg.Upstream
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
+			up := upstreamOf(pr.In).URL
 			pr.SetURL(up)
 			pr.Out.Host = up.Host
 			// The client's own forwarding headers, if any, stay as they
@@ -86,19 +98,32 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.page(w, r)
 	case strings.HasPrefix(r.URL.Path, apiPrefix):
 		p.api(w, r)
-	case r.Method == http.MethodPost && geminiPath(r.URL.Path):
-		p.geminiRequest(w, r, p.gemini)
-	case r.Method == http.MethodPost && responsesPath(r.URL.Path):
-		p.responses(w, r)
 	default:
-		p.plain.ServeHTTP(w, r)
+		p.upstreamRequest(w, r)
 	}
 }
 
-// responsesPath reports whether path is a Responses create or compact
-// endpoint under any base path (/v1/responses, /openai/responses, …).
-func responsesPath(path string) bool {
-	return strings.HasSuffix(path, "/responses") || strings.HasSuffix(path, "/responses/compact")
+// upstreamRequest routes a request to its upstream: filtered when it is a
+// Responses request, refused when an upstream might take it for one though
+// the proxy would not filter it (see looksLikeResponses), else passed
+// through.
+func (p *Proxy) upstreamRequest(w http.ResponseWriter, r *http.Request) {
+	r, ok := p.route(r)
+	switch {
+	case !ok:
+		writeError(w, http.StatusNotFound, "UNKNOWN_UPSTREAM", "continuity proxy: no upstream is served under this path; use one of the proxy's /NAME/ prefixes")
+	case r.Method != http.MethodPost:
+		p.plain.ServeHTTP(w, r)
+	case responsesPath(r.URL.Path) && r.URL.RawPath == "":
+		p.responses(w, r)
+	case geminiPath(r.URL.Path):
+		p.geminiRequest(w, r, p.geminiUpstream(upstreamOf(r)))
+	case looksLikeResponses(r.URL):
+		p.cfg.Log.Warn("responses path variant refused", zapPath(r))
+		writeError(w, http.StatusBadRequest, "RESPONSES_PATH_REFUSED", "continuity proxy: the request was not sent: its path may reach the Responses endpoint but is not one the proxy filters; send it to …/responses or …/responses/compact exactly")
+	default:
+		p.plain.ServeHTTP(w, r)
+	}
 }
 
 // upstreamFailed answers a request the upstream never answered: nothing

@@ -107,8 +107,10 @@ func TestTurnRule(t *testing.T) {
 	}
 }
 
-// TestProvenanceUnknownIssuer: reasoning the proxy never saw issued is kept
-// while the session has used one account, and omitted once it has used two.
+// TestProvenanceUnknownIssuer: reasoning the proxy never saw issued is
+// omitted and counted as of unknown issuer, even while the session has used
+// one account; what the proxy saw issued to the account in use is kept, and
+// what it saw issued to another is omitted and counted as foreign.
 func TestProvenanceUnknownIssuer(t *testing.T) {
 	sup := testSupplier(t)
 	p, px := newTestProxy(t, sup.URL(), "")
@@ -116,15 +118,20 @@ func TestProvenanceUnknownIssuer(t *testing.T) {
 		map[string]any{"type": "reasoning", "id": "rs_50", "summary": []any{}, "encrypted_content": sup.Mint("acct-A", "rs_50")},
 		map[string]any{"type": "message", "id": "msg_50", "role": "assistant", "content": []any{}}}
 	h := &history{t: t, url: px.URL, items: old}
-	if r := h.send(sup, "acct-A", userMsg("q")); r.Status != 200 || len(ids(t, r)) != 1 {
-		t.Fatalf("one account: %d %v", r.Status, ids(t, r))
-	}
-	r := h.send(sup, "acct-B", userMsg("q2"))
+	r := h.send(sup, "acct-A", userMsg("q"))
 	if r.Status != 200 || len(ids(t, r)) != 0 || bytes.Contains(r.Body, []byte(`"msg_50"`)) {
+		t.Fatalf("unknown issuer, one account: %d %v", r.Status, ids(t, r))
+	}
+	if r := h.send(sup, "acct-A", toolResult("call_51")); r.Status != 200 || len(ids(t, r)) != 1 || ids(t, r)[0] != "rs_51" {
+		t.Fatalf("issued through the proxy to the account in use: %d %v", r.Status, ids(t, r))
+	}
+	if r := h.send(sup, "acct-B", userMsg("q2")); r.Status != 200 || len(ids(t, r)) != 0 {
 		t.Fatalf("two accounts: %d %v", r.Status, ids(t, r))
 	}
 	v := p.sessions.views()[0]
-	if v.Accounts != 2 || v.Turns[len(v.Turns)-1].OmittedReasoning != 2 || v.Turns[len(v.Turns)-1].StrippedIDs != 2 {
+	first, last := v.Turns[0], v.Turns[len(v.Turns)-1]
+	if v.Accounts != 2 || first.OmittedUnknown != 2 || first.OmittedForeign != 0 || first.OmittedReasoning != 2 ||
+		last.OmittedUnknown != 1 || last.OmittedForeign != 2 || last.OmittedReasoning != 3 {
 		t.Fatalf("%+v", v)
 	}
 }

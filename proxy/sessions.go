@@ -1,9 +1,7 @@
 package proxy
 
 import (
-	"cmp"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +13,10 @@ const (
 	maxSessions   = 1024 // the least recently seen session goes first
 	maxRecent     = 8    // turns per session shown on the page
 	maxRejections = 8    // rejections per session shown on the page
+	// ledgerSeenEvery is how often a busy session's last-seen time is
+	// written to the ledger: a restart lists it that much out of date at
+	// most, and a burst of tool steps costs one write.
+	ledgerSeenEvery = time.Minute
 )
 
 // session is what the proxy knows of one session key. Its fields are
@@ -29,6 +31,9 @@ type session struct {
 	// synced: the ledger's account set for the session was read in this
 	// run and holds accounts; only a new account needs asking again.
 	synced bool
+	// ledgerAt is when the session's last-seen time and client were last
+	// written to the ledger (see ledgerSeenEvery).
+	ledgerAt time.Time
 
 	// The current turn, as the turn rule and the page count it.
 	turnID string
@@ -43,28 +48,6 @@ type session struct {
 	rejections []RejectionView
 }
 
-// TurnView is what one recent turn of a session sent and omitted.
-type TurnView struct {
-	Seq               int    `json:"seq"`
-	Requests          int    `json:"requests"`
-	Account           string `json:"account"` // short digest of the last request's account
-	Policy            string `json:"policy"`  // "on" or "off" at the last request
-	OmittedReasoning  int    `json:"omittedReasoning"`
-	OmittedCompaction int    `json:"omittedCompaction"`
-	StrippedIDs       int    `json:"strippedIds"`
-}
-
-// RejectionView is one upstream error the detector classified as a replay
-// rejection: its kind and item id, never its text.
-type RejectionView struct {
-	At     int64  `json:"at"` // ms since the epoch
-	Status int    `json:"status"`
-	Kind   string `json:"kind"`
-	Item   string `json:"item,omitempty"`
-	Policy string `json:"policy"`
-	Hinted bool   `json:"hinted"`
-}
-
 // registry holds the sessions of this run.
 type registry struct {
 	mu       sync.Mutex
@@ -76,9 +59,10 @@ func newRegistry() *registry { return &registry{sessions: map[string]*session{}}
 // placed is a request's place in its session, computed under the lock.
 type placed struct {
 	firstSeen  time.Time
-	multi      bool // the session has been seen with more than one account
 	newAccount bool // this request's account is new to the session in this run
 	synced     bool // the ledger's accounts for the session are in memory
+	client     string
+	stale      bool // the ledger's last-seen time for the session is to be written
 	turn       *filter.Turn
 	seq        int
 }
@@ -101,7 +85,7 @@ func (r *registry) place(k requestKeys, a Account, now time.Time, withTurn bool)
 		}
 	}
 	s.turnID, s.users = k.turnID, k.users
-	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, synced: s.synced, turn: s.turn, seq: s.seq}
+	return placed{firstSeen: s.firstSeen, newAccount: added, synced: s.synced, client: s.client, stale: s.staleLocked(now), turn: s.turn, seq: s.seq}
 }
 
 // bornAt sets when session id was first seen, as the ledger has it.
@@ -136,7 +120,7 @@ func (r *registry) note(k requestKeys, a Account, now time.Time) placed {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, added := r.touchLocked(k, a, now)
-	return placed{firstSeen: s.firstSeen, multi: len(s.accounts) > 1, newAccount: added, synced: s.synced, seq: s.seq}
+	return placed{firstSeen: s.firstSeen, newAccount: added, synced: s.synced, client: s.client, stale: s.staleLocked(now), seq: s.seq}
 }
 
 // touchLocked finds or makes session k and records a request of account a
@@ -159,6 +143,16 @@ func (r *registry) touchLocked(k requestKeys, a Account, now time.Time) (s *sess
 	return s, added
 }
 
+// staleLocked reports whether the session's last-seen time is due to be
+// written to the ledger at now, and notes it written.
+func (s *session) staleLocked(now time.Time) bool {
+	if now.Sub(s.ledgerAt) < ledgerSeenEvery {
+		return false
+	}
+	s.ledgerAt = now
+	return true
+}
+
 // evictLocked makes room for one more session.
 func (r *registry) evictLocked() {
 	if len(r.sessions) < maxSessions {
@@ -173,8 +167,9 @@ func (r *registry) evictLocked() {
 	delete(r.sessions, oldest.id)
 }
 
-// sent adds one forwarded request's outcome to turn seq of session id.
-func (r *registry) sent(id string, seq int, a Account, on bool, om filter.Omitted) {
+// sent adds one forwarded request's outcome to turn seq of session id, at
+// now: om, of which unknown were omitted for want of a known issuer.
+func (r *registry) sent(id string, seq int, a Account, on bool, om filter.Omitted, unknown int, now int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, ok := r.sessions[id]
@@ -184,9 +179,12 @@ func (r *registry) sent(id string, seq int, a Account, on bool, om filter.Omitte
 	for i := range s.recent {
 		if t := &s.recent[i]; t.Seq == seq {
 			t.Requests++
+			t.At = now
 			t.Account, t.Policy = a.Short(), onOff(on)
 			t.OmittedReasoning += om.Items
 			t.OmittedCompaction += om.Compactions
+			t.OmittedUnknown += unknown
+			t.OmittedForeign += om.Items + om.Compactions - unknown
 			t.StrippedIDs += om.StrippedIDs
 		}
 	}
@@ -202,36 +200,6 @@ func (r *registry) rejected(id string, v RejectionView) {
 			s.rejections = s.rejections[1:]
 		}
 	}
-}
-
-// SessionView is one session as the status page shows it.
-type SessionView struct {
-	ID         string          `json:"id"`
-	Client     string          `json:"client"`
-	Account    string          `json:"account"`  // short digest of the last account
-	Accounts   int             `json:"accounts"` // distinct accounts seen
-	FirstSeen  int64           `json:"firstSeen"`
-	LastSeen   int64           `json:"lastSeen"`
-	Policy     string          `json:"policy"` // filled in by the caller
-	Source     string          `json:"source"` // "session" or "default"
-	Turns      []TurnView      `json:"turns"`
-	Rejections []RejectionView `json:"rejections"`
-}
-
-// views returns the sessions, most recently seen first.
-func (r *registry) views() []SessionView {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]SessionView, 0, len(r.sessions))
-	for _, s := range r.sessions {
-		out = append(out, SessionView{ID: s.id, Client: s.client, Account: s.last.Short(), Accounts: len(s.accounts),
-			FirstSeen: s.firstSeen.UnixMilli(), LastSeen: s.lastSeen.UnixMilli(),
-			Turns: append([]TurnView{}, s.recent...), Rejections: append([]RejectionView{}, s.rejections...)})
-	}
-	slices.SortFunc(out, func(a, b SessionView) int {
-		return cmp.Or(cmp.Compare(b.LastSeen, a.LastSeen), strings.Compare(a.ID, b.ID))
-	})
-	return out
 }
 
 // firstSeen reports when session id was first seen, ok false when unknown.

@@ -18,7 +18,8 @@ const usage = `usage: continuity <command> [flags]
 commands:
   bench      measure the filter and the wire against SHA-256, encoding/json and Node.js (--quick, --sizes, --runs, --out)
   demo       run the A → B → B → A account-switch scenario on the embedded host (--list, --scenario NAME)
-  policy     set a session's visible-history continuation policy: policy [--data-dir DIR] SESSION on|off|default, or --default on|off
+  page       print the status page's address with its key (--data-dir)
+  policy     show or set a session's visible-history continuation policy: policy [--data-dir DIR] [SESSION [on|off|default]], or --default on|off
   proxy      the local Responses proxy for Codex CLI, opencode and any Responses client (--upstream URL, --listen, --data-dir, --default, --rule)
   scenario   run or validate your own scenario file (scenario run FILE)
   serve      serve the plugin protocol on stdin/stdout (hosts start this)
@@ -32,6 +33,7 @@ var commands = map[string]func(args []string) int{
 	"scenario": scenarioCmd,
 	"proxy":    proxyCmd,
 	"policy":   policyCmd,
+	"page":     pageCmd,
 	"bench":    benchCmd,
 	"version": func([]string) int {
 		fmt.Println(version())

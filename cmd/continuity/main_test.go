@@ -71,7 +71,7 @@ func TestPolicyUsesThePluginsDataDir(t *testing.T) {
 		t.Fatalf("the policy was not written under XDG_STATE_HOME/continuity: %v", err)
 	}
 	if code, out := testbin.Run(t, nil, "policy", "--data-dir", filepath.Join(state, "continuity"), "some-session"); code != 0 ||
-		out != "some-session: off (default)\n" {
+		out != "some-session: off (default; no proxy on this data directory has seen it)\n" {
 		t.Fatalf("read back through --data-dir: exit %d %q", code, out)
 	}
 }

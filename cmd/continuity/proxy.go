@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -24,12 +21,13 @@ import (
 
 // proxyCmd runs `continuity proxy`: the local Responses proxy for clients
 // that cannot load the plugin. It prints the listening address and the
-// status page's address (with the run's secret in the fragment) on stdout,
+// status page's address (with the page secret kept in the data directory, in the fragment) on stdout,
 // logs JSON lines on stderr, and runs until SIGINT or SIGTERM.
 func proxyCmd(args []string) int {
 	c := newCommand("proxy")
 	listen := c.String("listen", "127.0.0.1:8788", "address to listen on (loopback unless --allow-remote)")
-	upstream := c.String("upstream", "", "the supplier's base URL, e.g. https://api.openai.com (required)")
+	var ups upstreamFlags
+	c.Var(&ups, "upstream", "the supplier's base URL, e.g. https://api.openai.com (required); NAME=URL serves it under /NAME/ instead, repeatable")
 	dataDir := c.dataDir("data directory shared with the plugin (default: the user state directory's continuity/)")
 	def := c.String("default", "", "set the new-session default before serving: on or off")
 	rule := c.String("rule", string(proxy.RuleProvenance), "omission rule: provenance or turn")
@@ -39,8 +37,7 @@ func proxyCmd(args []string) int {
 	if code, ok := c.parse(args, 0); !ok {
 		return code
 	}
-	up, err := url.Parse(*upstream)
-	if *upstream == "" || err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
+	if ups.root == nil && len(ups.named) == 0 {
 		return c.fail(2, "--upstream must be an http or https URL, e.g. --upstream https://api.openai.com")
 	}
 	if *def != "" && *def != "on" && *def != "off" {
@@ -87,14 +84,21 @@ func proxyCmd(args []string) int {
 	if err != nil {
 		return c.fail(2, "%v", err)
 	}
-	secret := newSecret()
+	secret, err := proxy.PageSecret(dir)
+	if err != nil {
+		return c.fail(2, "%v", errors.Join(err, ln.Close()))
+	}
 	addr := ln.Addr().String()
 	hosts := pageHosts(ln.Addr().(*net.TCPAddr))
 	page := "http://" + hosts[0] + "/"
+	if err := proxy.SavePageAddress(dir, page); err != nil {
+		return c.fail(2, "%v", errors.Join(err, ln.Close()))
+	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.ResponseHeaderTimeout = *headerTimeout
-	cfg := proxy.Config{Upstream: up, Policy: policy, DB: db, Rule: proxy.Rule(*rule), Secret: secret, Transport: transport,
-		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page}
+	cfg := proxy.Config{Upstream: ups.root, Upstreams: ups.named, Policy: policy, DB: db, Rule: proxy.Rule(*rule), Secret: secret, Transport: transport,
+		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page,
+		PageCommand: "continuity page --data-dir " + shellArg(dir)}
 	px, err := proxy.New(cfg)
 	if err != nil {
 		return c.fail(2, "%v", errors.Join(err, ln.Close()))
@@ -104,7 +108,7 @@ func proxyCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "continuity proxy: WARNING: listening on %s, beyond loopback: anyone who can reach it can send requests through it\n", addr)
 	}
 	// The upstream is named without a password its URL may carry.
-	fmt.Printf("continuity proxy listening on http://%s → %s (rule %s, data %s)\n", addr, up.Redacted(), *rule, dir)
+	fmt.Printf("continuity proxy listening on http://%s → %s (rule %s, data %s)\n", addr, ups.describe(), *rule, dir)
 	for _, h := range hosts[1:] {
 		fmt.Printf("status page from other machines: http://%s/#k=%s\n", h, secret)
 	}
@@ -151,13 +155,6 @@ func isLoopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// newSecret is the run's page secret: 128 random bits, hex.
-func newSecret() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported systems
-	return hex.EncodeToString(b)
 }
 
 // shellArg quotes a path for the hint's command line when it needs it.
