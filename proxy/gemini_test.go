@@ -95,9 +95,10 @@ func TestGeminiTap(t *testing.T) {
 }
 
 // TestGeminiRejectionHint: Gemini's "Corrupted thought signature." answered
-// to a session whose policy is off passes, every other byte kept, with the hint
-// naming the derived session, appended to its message too; with the policy on it is recorded, unhinted,
-// and the page's record of it carries no text.
+// to a session whose policy is off passes with the hint naming the derived
+// session, in a header and appended to its message, every other byte kept;
+// with the policy on it is recorded, unhinted, and the page's record of it
+// carries no text.
 func TestGeminiRejectionHint(t *testing.T) {
 	envelope := "{\n  \"error\": {\n    \"code\": 400,\n    \"message\": \"Corrupted thought signature.\",\n    \"status\": \"INVALID_ARGUMENT\"\n  }\n}\n"
 	got := make(chan seen, 8)
