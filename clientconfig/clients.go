@@ -106,8 +106,10 @@ var Clients = []Client{
 	},
 }
 
-func opencodePath(s Settings) []string { return []string{"provider", s.provider(), "options", "baseURL"} }
-func piPath(s Settings) []string       { return []string{"providers", s.provider(), "baseUrl"} }
+func opencodePath(s Settings) []string {
+	return []string{"provider", s.provider(), "options", "baseURL"}
+}
+func piPath(s Settings) []string { return []string{"providers", s.provider(), "baseUrl"} }
 
 // editPi edits models.json, which pi reads as JSON with // comments and
 // trailing commas but not /* */ comments.

@@ -80,10 +80,18 @@ func (ch *Change) Diff() string {
 		from = "/dev/null"
 	}
 	d, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(string(ch.Before)), B: difflib.SplitLines(string(ch.After)),
+		A: lines(ch.Before), B: lines(ch.After),
 		FromFile: from, ToFile: ch.Path, Context: 3,
 	})
 	return d
+}
+
+// lines splits b for the diff; an empty file has no lines.
+func lines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	return difflib.SplitLines(string(b))
 }
 
 // record is FILE.continuity-undo: how the file was before the first edit.
