@@ -142,7 +142,7 @@ func (d *doctor) checkDatabase(dir string) {
 func (d *doctor) checkProxy(dir string, usable bool) (instance.Record, bool) {
 	start := "continuity proxy --data-dir " + shellArg(dir) + " --upstream URL (or let continuity run start one)"
 	if last, err := instance.Last(dir); err == nil && len(last.Upstreams) > 0 {
-		start = "continuity proxy --data-dir " + shellArg(dir) + " --upstream " + shellArg(last.Upstreams[0]) + " (or let continuity run start one)"
+		start = "continuity proxy --data-dir " + shellArg(dir) + " --upstream " + urlArg(redactAll(last.Upstreams[:1])) + " (or let continuity run start one)"
 	}
 	if !usable {
 		d.problem(start, "no proxy is running for %s", dir)
@@ -245,4 +245,12 @@ func (d *doctor) checkClients(dir string, rec instance.Record, running bool) {
 func loopbackURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && isLoopbackHost(u.Hostname())
+}
+
+// urlArg quotes a URL for a command line when the shell would misread it.
+func urlArg(s string) string {
+	if strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:/._-~%@+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
