@@ -144,11 +144,28 @@ func TestConfigureOpencode(t *testing.T) {
 // a malformed one is named and left untouched.
 func TestConfigurePi(t *testing.T) {
 	t.Parallel()
+	sup := startSupplier(t)
 	h := newHome(t)
 	qs := quickStart["pi"]
 	path := filepath.Join(h.dir, ".pi", "agent", "models.json")
 	if code, out := h.continuity(t, nil, quickArgs(qs.configure, "")...); code != 0 {
 		t.Fatalf("configure: exit %d\n%s", code, out)
+	}
+	// The default address, then a proxy on a test port: the real pi
+	// reaches the supplier through it.
+	px := h.startProxy(t, sup.URL(), quickArgs(qs.proxy, sup.URL())[1:]...)
+	if code, out := h.continuity(t, nil, quickArgs(qs.configure, "", "--proxy", px.URL)...); code != 0 {
+		t.Fatalf("configure --proxy: exit %d\n%s", code, out)
+	}
+	sup.Script(supplier.Answer{Kind: supplier.ToolCall, Tool: "bash", Arguments: `{"command":"echo step"}`})
+	n := len(sup.Requests())
+	if out, err := h.client(t, []string{"PI_OFFLINE=1", "OPENAI_API_KEY=" + tokenA}, "pi",
+		"--offline", "-p", "--provider", "openai", "--model", "gpt-5.4", "turn"); err != nil {
+		t.Fatalf("pi: %v\n%s", err, out)
+	}
+	accepted(t, sup.Requests()[n:], "acct-A")
+	if code, out := h.continuity(t, nil, quickArgs(qs.configure, "")...); code != 0 {
+		t.Fatalf("configure back to the default address: exit %d\n%s", code, out)
 	}
 	var models struct {
 		Providers map[string]struct{ BaseURL string } `json:"providers"`

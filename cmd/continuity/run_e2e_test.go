@@ -125,3 +125,27 @@ func stopRegistered(dir string) {
 		}
 	}
 }
+
+// TestRunOpencode: README's `continuity run … opencode` runs the real
+// opencode through the proxy it starts via OPENCODE_CONFIG_CONTENT, over a
+// configuration whose own baseURL points elsewhere, which stays unchanged.
+func TestRunOpencode(t *testing.T) {
+	t.Parallel()
+	sup := startSupplier(t)
+	h := newHome(t)
+	conf := strings.Replace(opencodeConfig, `"options": {"apiKey": "{env:SUP_KEY}"}`,
+		`"options": {"apiKey": "{env:SUP_KEY}", "baseURL": "http://127.0.0.1:9/v1"}`, 1)
+	path := h.write(t, filepath.Join(".config", "opencode", "opencode.json"), conf)
+	t.Cleanup(func() { stopRegistered(h.dataDir()) })
+	sup.Script(globStep)
+	n := len(sup.Requests())
+	args := append(quickArgs(quickStart["opencode"].run, sup.URL(), "--listen", "127.0.0.1:0"), "run", "turn")
+	if code, out := h.continuity(t, []string{"SUP_KEY=" + tokenA}, args...); code != 0 {
+		t.Fatalf("run opencode: exit %d\n%s", code, out)
+	}
+	accepted(t, sup.Requests()[n:], "acct-A")
+	if b, _ := os.ReadFile(path); string(b) != conf {
+		t.Fatalf("run changed opencode.json:\n%s", b)
+	}
+	waitStopped(t, h.dataDir())
+}
