@@ -37,7 +37,8 @@ type Record struct {
 	WhileRuns bool `json:"whileRuns,omitempty"`
 }
 
-// ErrRegistered: another live proxy is registered for the data directory.
+// ErrRegistered is returned when another live proxy is registered for the
+// data directory.
 var ErrRegistered = errors.New("a proxy is already registered for this data directory")
 
 const (

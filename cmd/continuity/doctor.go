@@ -17,6 +17,7 @@ import (
 
 	"github.com/continuity-dev/continuity/clientconfig"
 	"github.com/continuity-dev/continuity/instance"
+	"github.com/continuity-dev/continuity/server"
 	"github.com/continuity-dev/continuity/sqlstore"
 )
 
@@ -169,6 +170,11 @@ func (d *doctor) checkProxy(dir string, usable bool) (instance.Record, bool) {
 	how := "started by hand"
 	if rec.WhileRuns {
 		how = "started by continuity run; stops after the last run"
+	}
+	if rec.Version != server.Version {
+		d.problem(fmt.Sprintf("stop it (kill %d) and start it again with this binary", rec.PID),
+			"the proxy at %s (pid %d) is continuity %s; this is %s", rec.URL, rec.PID, rec.Version, server.Version)
+		return rec, true
 	}
 	d.ok("proxy running at %s (pid %d, version %s, %s)", rec.URL, rec.PID, rec.Version, how)
 	return rec, true
