@@ -147,8 +147,12 @@ func (d *tomlDoc) checkPlain(header []string) error {
 				continue
 			}
 		}
-		return fmt.Errorf("%w: %s is set as %q, not in a [%s] table of its own; move it into one", ErrUnsupported,
-			strings.Join(header, "."), strings.Join(p, "."), strings.Join(header, "."))
+		name := strings.Join(header, ".")
+		how := "an inline table"
+		if len(p) > len(header) {
+			how = fmt.Sprintf("the dotted key %q", strings.Join(p, "."))
+		}
+		return fmt.Errorf("%w: %s is defined with %s; write it as a [%s] table of its own", ErrUnsupported, name, how, name)
 	}
 	return nil
 }
