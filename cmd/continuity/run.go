@@ -162,7 +162,11 @@ func ensureProxy(dir string, upstreams []string, listen string) (instance.Record
 			return rec, fmt.Errorf("the proxy running for %s (pid %d, %s) forwards to %s, not %s; stop it first or leave out --upstream",
 				dir, rec.PID, rec.URL, redactAll(rec.Upstreams), redactAll(upstreams))
 		}
-		return rec, waitAnswering(dir, nil, 0, 10*time.Second)
+		if err := waitAnswering(dir, nil, 0, 10*time.Second); err != nil {
+			return rec, err
+		}
+		fmt.Fprintf(os.Stderr, "continuity run: using the proxy running at %s → %s (pid %d)\n", rec.URL, redactAll(rec.Upstreams), rec.PID)
+		return rec, nil
 	}
 	if len(upstreams) == 0 {
 		last, err := instance.Last(dir)
@@ -214,6 +218,11 @@ func startProxy(dir string, upstreams []string, listen string) (instance.Record,
 	rec, _, err := instance.Find(dir)
 	fmt.Fprintf(os.Stderr, "continuity run: started the proxy at %s → %s (pid %d); it stops after the last continuity run; log: %s\n",
 		rec.URL, redactAll(rec.Upstreams), rec.PID, logPath)
+	for _, line := range strings.Split(logSince(logPath, info.Size()), "\n") {
+		if strings.HasPrefix(line, "status page: ") {
+			fmt.Fprintln(os.Stderr, "continuity run: "+line)
+		}
+	}
 	return rec, err
 }
 

@@ -35,8 +35,8 @@ func TestRunCodex(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("run as %s: exit %d\n%s", step.account, code, out)
 		}
-		if i == 0 && !strings.Contains(out, "continuity run: started the proxy at http://127.0.0.1:") {
-			t.Fatalf("the first run did not say it started the proxy:\n%s", out)
+		if !strings.Contains(out, "continuity run: started the proxy at http://127.0.0.1:") || !strings.Contains(out, "continuity run: status page: http://127.0.0.1:") {
+			t.Fatalf("the run did not say it started the proxy and where its status page is:\n%s", out)
 		}
 		accepted(t, sup.Requests()[n:], step.account)
 		rec, err := instance.Last(h.dataDir())
@@ -59,7 +59,7 @@ func TestRunCodex(t *testing.T) {
 	toolTurn(sup)
 	n := len(sup.Requests())
 	code, out := h.continuity(t, nil, append(quickArgs(qs.run, sup.URL()), codexExec("again", true)...)...)
-	if code != 0 || strings.Contains(out, "started the proxy") {
+	if code != 0 || !strings.Contains(out, "continuity run: using the proxy running at "+px.URL) {
 		t.Fatalf("run with a proxy running: exit %d\n%s", code, out)
 	}
 	accepted(t, sup.Requests()[n:], "acct-B")
