@@ -66,6 +66,11 @@ func TestRunCodex(t *testing.T) {
 	if rec, running, _ := instance.Find(h.dataDir()); !running || rec.URL != px.URL {
 		t.Fatalf("after the run the proxy a person started is gone: %+v %v", rec, running)
 	}
+	// The client's exit status is run's: Codex exits 2 on a flag it does
+	// not know.
+	if code, out := h.continuity(t, nil, append(quickArgs(qs.run, sup.URL()), "--no-such-flag")...); code != 2 {
+		t.Fatalf("codex --no-such-flag through run: exit %d, want codex's 2\n%s", code, out)
+	}
 }
 
 // TestRunRefusesWithoutProxy: when the proxy cannot start — its port is
