@@ -17,10 +17,13 @@ const usage = `usage: continuity <command> [flags]
 
 commands:
   bench      measure the filter and the wire against SHA-256, encoding/json and Node.js (--quick, --sizes, --runs, --out)
+  configure  point codex, opencode or pi at the proxy, keeping its comments; --dry-run shows the diff, --undo restores the file
   demo       run the A → B → B → A account-switch scenario on the embedded host (--list, --scenario NAME)
+  doctor     check the data directory, its database, the proxy, the upstream and the clients' configurations
   page       print the status page's address with its key (--data-dir)
   policy     show or set a session's visible-history continuation policy: policy [--data-dir DIR] [SESSION [on|off|default]], or --default on|off
   proxy      the local Responses proxy for Codex CLI, opencode and any Responses client (--upstream URL, --listen, --data-dir, --default, --rule)
+  run        run codex or opencode through the data directory's proxy, starting one if none runs (run [--upstream URL] codex [ARGS...])
   scenario   run or validate your own scenario file (scenario run FILE)
   serve      serve the plugin protocol on stdin/stdout (hosts start this)
   version    print the version
@@ -28,13 +31,16 @@ commands:
 
 // commands are the subcommands by name; each returns its exit code.
 var commands = map[string]func(args []string) int{
-	"serve":    serve,
-	"demo":     demo,
-	"scenario": scenarioCmd,
-	"proxy":    proxyCmd,
-	"policy":   policyCmd,
-	"page":     pageCmd,
-	"bench":    benchCmd,
+	"serve":     serve,
+	"demo":      demo,
+	"scenario":  scenarioCmd,
+	"proxy":     proxyCmd,
+	"policy":    policyCmd,
+	"page":      pageCmd,
+	"bench":     benchCmd,
+	"configure": configureCmd,
+	"run":       runCmd,
+	"doctor":    doctorCmd,
 	"version": func([]string) int {
 		fmt.Println(version())
 		return 0

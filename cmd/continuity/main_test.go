@@ -27,6 +27,9 @@ func TestCommandFlags(t *testing.T) {
 		{[]string{"bench"}, "-sizes"},
 		{[]string{"scenario", "run"}, "-binary"},
 		{[]string{"scenario"}, "validate"},
+		{[]string{"configure"}, "-dry-run"},
+		{[]string{"run"}, "-upstream"},
+		{[]string{"doctor"}, "-data-dir"},
 	} {
 		name := strings.Join(c.cmd, " ")
 		if code, out := testbin.Run(t, nil, append(c.cmd, "-h")...); code != 0 || !strings.Contains(out, c.flag) {
@@ -43,6 +46,8 @@ func TestCommandFlags(t *testing.T) {
 		{"demo", "stray"},
 		{"bench", "stray"},
 		{"scenario", "validate", "file.json", "stray"},
+		{"configure", "--dry-run", "codex", "stray"},
+		{"doctor", "stray"},
 	} {
 		want := "continuity " + args[0] + ": unexpected argument \"stray\""
 		if args[0] == "scenario" {

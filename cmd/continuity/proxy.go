@@ -25,13 +25,14 @@ import (
 // logs JSON lines on stderr, and runs until SIGINT or SIGTERM.
 func proxyCmd(args []string) int {
 	c := newCommand("proxy")
-	listen := c.String("listen", "127.0.0.1:8788", "address to listen on (loopback unless --allow-remote)")
+	listen := c.String("listen", defaultListen, "address to listen on (loopback unless --allow-remote)")
 	var ups upstreamFlags
 	c.Var(&ups, "upstream", "the supplier's base URL, e.g. https://api.openai.com (required); NAME=URL serves it under /NAME/ instead, repeatable")
 	dataDir := c.dataDir("data directory shared with the plugin (default: the user state directory's continuity/)")
 	def := c.String("default", "", "set the new-session default before serving: on or off")
 	rule := c.String("rule", string(proxy.RuleProvenance), "omission rule: provenance or turn")
 	allowRemote := c.Bool("allow-remote", false, "allow listening on a non-loopback address")
+	whileRuns := c.Bool("while-runs", false, "stop once no `continuity run` uses the data directory (how continuity run starts it)")
 	headerTimeout := c.Duration("upstream-header-timeout", 10*time.Minute, "how long to wait for the upstream's response headers")
 	level := c.logLevel()
 	if code, ok := c.parse(args, 0); !ok {
@@ -103,6 +104,11 @@ func proxyCmd(args []string) int {
 	if err != nil {
 		return c.fail(2, "%v", errors.Join(err, ln.Close()))
 	}
+	release, err := registerProxy(dir, addr, ups.args, *whileRuns, ctx.Done(), stop)
+	if err != nil {
+		return c.fail(2, "%v", errors.Join(err, ln.Close()))
+	}
+	defer release()
 	srv := &http.Server{Handler: px, ReadHeaderTimeout: 30 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	if !loopback {
 		fmt.Fprintf(os.Stderr, "continuity proxy: WARNING: listening on %s, beyond loopback: anyone who can reach it can send requests through it\n", addr)

@@ -13,6 +13,9 @@ import (
 type upstreamFlags struct {
 	root  *url.URL
 	named []proxy.Upstream
+	// args are the values as given, which a registered proxy records so a
+	// later `continuity run` can start the same one.
+	args []string
 }
 
 // Set parses one --upstream value.
@@ -30,6 +33,7 @@ func (u *upstreamFlags) Set(v string) error {
 			return fmt.Errorf("only one --upstream may be served at the root; name the others: --upstream NAME=%s", raw)
 		}
 		u.root = up
+		u.args = append(u.args, v)
 		return nil
 	}
 	if !proxy.ValidUpstreamName(name) {
@@ -41,6 +45,7 @@ func (u *upstreamFlags) Set(v string) error {
 		}
 	}
 	u.named = append(u.named, proxy.Upstream{Name: name, URL: up})
+	u.args = append(u.args, v)
 	return nil
 }
 
