@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -121,7 +122,11 @@ type proxyProc struct {
 // home's data directory (or --data-dir dir) until the test ends.
 func (h *home) startProxy(t *testing.T, upstream string, extra ...string) *proxyProc {
 	t.Helper()
-	args := append([]string{"proxy", "--listen", "127.0.0.1:0", "--upstream", upstream}, extra...)
+	args := []string{"proxy", "--listen", "127.0.0.1:0"}
+	if !slices.Contains(extra, "--upstream") {
+		args = append(args, "--upstream", upstream)
+	}
+	args = append(args, extra...)
 	cmd := exec.Command(testbin.Path(t), args...)
 	cmd.Env = append(os.Environ(), h.env...)
 	stderr := &syncbuf.Buffer{}
