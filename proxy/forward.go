@@ -48,6 +48,10 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	sent, st, err := readRequest(w, r, enc)
 	defer closeStream(st)
 	if err != nil {
+		if errors.Is(err, errBodyTooSlow) {
+			p.answerTooSlow(w, r, err)
+			return
+		}
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "continuity proxy: the request body is larger than "+strconv.Itoa(maxRequestBytes)+" bytes")

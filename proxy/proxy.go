@@ -78,6 +78,8 @@ func (p *Proxy) reverseProxy(modify func(*http.Response) error) *httputil.Revers
 // ServeHTTP routes a request: the status page, its API, filtered
 // …/responses requests, and everything else passed through.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	framed(w, r)
+	r = p.paced(w, r)
 	switch {
 	case r.URL.Path == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 		p.page(w, r)
@@ -101,6 +103,10 @@ func responsesPath(path string) bool {
 // upstream's), else 502 with a named reason — UPSTREAM_TIMEOUT or
 // UPSTREAM_UNREACHABLE — in the OpenAI error shape clients display.
 func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if slow := tooSlow(r); slow != nil {
+		p.answerTooSlow(w, r, slow)
+		return
+	}
 	if r.Context().Err() != nil {
 		return
 	}

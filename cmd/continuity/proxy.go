@@ -36,6 +36,7 @@ func proxyCmd(args []string) int {
 	allowRemote := c.Bool("allow-remote", false, "allow listening on a non-loopback address")
 	headerTimeout := c.Duration("upstream-header-timeout", 10*time.Minute, "how long to wait for the upstream's response headers")
 	level := c.logLevel()
+	limits := limitFlags(c)
 	if code, ok := c.parse(args, 0); !ok {
 		return code
 	}
@@ -94,12 +95,13 @@ func proxyCmd(args []string) int {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.ResponseHeaderTimeout = *headerTimeout
 	cfg := proxy.Config{Upstream: up, Policy: policy, DB: db, Rule: proxy.Rule(*rule), Secret: secret, Transport: transport,
-		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page}
+		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page, Limits: limits()}
 	px, err := proxy.New(cfg)
 	if err != nil {
 		return c.fail(2, "%v", errors.Join(err, ln.Close()))
 	}
-	srv := &http.Server{Handler: px, ReadHeaderTimeout: 30 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	limitMemory(cfg.Limits.BodyBudget)
+	srv := px.Server(ctx)
 	if !loopback {
 		fmt.Fprintf(os.Stderr, "continuity proxy: WARNING: listening on %s, beyond loopback: anyone who can reach it can send requests through it\n", addr)
 	}
