@@ -34,8 +34,18 @@ type flight struct {
 
 type flightKey struct{}
 
-// responses handles one POST …/responses or …/responses/compact.
+// responses handles one POST …/responses or …/responses/compact, holding
+// its body's charge on the budget until it is answered. The charge is
+// returned once filterAndSend has returned, so that the body's buffers are
+// no longer reachable when the budget has them collected for the next.
 func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
+	held := p.hold(r)
+	defer held.release()
+	p.filterAndSend(w, r, held)
+}
+
+// filterAndSend reads, places, filters and forwards one request.
+func (p *Proxy) filterAndSend(w http.ResponseWriter, r *http.Request, held *holding) {
 	enc := r.Header.Get("Content-Encoding")
 	if !decodable(enc) {
 		// A coding no client is known to send: passed on as it came, and
@@ -45,11 +55,14 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		p.plain.ServeHTTP(w, r)
 		return
 	}
-	sent, st, err := readRequest(w, r, enc)
+	sent, st, err := readRequest(w, r, enc, held)
 	defer closeStream(st)
 	if err != nil {
 		if errors.Is(err, errBodyTooSlow) {
 			p.answerTooSlow(w, r, err)
+			return
+		}
+		if p.answerBudget(w, r, err) {
 			return
 		}
 		var tooBig *http.MaxBytesError
@@ -62,7 +75,10 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	pay, err := openPayload(sent, enc, maxDecodedBytes)
+	pay, err := openPayload(sent, enc, maxDecodedBytes, held)
+	if p.answerBudget(w, r, err) {
+		return
+	}
 	if err != nil {
 		status, code := http.StatusBadRequest, "REQUEST_UNDECODABLE"
 		if errors.Is(err, errDecodedTooLarge) {
@@ -141,20 +157,6 @@ func (p *Proxy) sent(fl *flight, om filter.Omitted) {
 		p.cfg.Log.Info("omitted", zap.String("session", fl.session), zap.String("account", fl.account.Short()),
 			zap.Int("reasoning", om.Items), zap.Int("compaction", om.Compactions), zap.Int("strippedIds", om.StrippedIDs))
 	}
-}
-
-// readBody reads the whole request body into one buffer of its declared
-// length when it has one, so a large body is held once, not grown.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	rd := http.MaxBytesReader(w, r.Body, maxRequestBytes)
-	if n := r.ContentLength; n > 0 && n <= maxRequestBytes {
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(rd, buf); err != nil {
-			return nil, err
-		}
-		return buf, nil
-	}
-	return io.ReadAll(rd)
 }
 
 // omit applies the configured rule to one payload.

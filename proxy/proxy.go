@@ -24,6 +24,8 @@ type Proxy struct {
 	ledger   *ledger
 	issuers  *issuers
 	sessions *registry
+	// budget bounds the request bodies held at once (Limits.BodyBudget).
+	budget *budget
 	// plain forwards everything the proxy does not filter, untouched.
 	plain *httputil.ReverseProxy
 	// filtered forwards …/responses requests: the body is the one the
@@ -43,7 +45,8 @@ func New(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{cfg: cfg, ledger: l, issuers: newIssuers(l), sessions: newRegistry()}
+	p := &Proxy{cfg: cfg, ledger: l, issuers: newIssuers(l), sessions: newRegistry(),
+		budget: newBudget(cfg.Limits.BodyBudget, cfg.Limits.BudgetWait)}
 	p.plain = p.reverseProxy(nil)
 	p.filtered = p.reverseProxy(p.modifyResponse)
 	return p, nil
