@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/continuity-dev/continuity/diag"
 )
 
 // Budget errors: a body that alone needs more than the whole budget
@@ -191,7 +193,7 @@ func (p *Proxy) answerBudget(w http.ResponseWriter, r *http.Request, err error) 
 	case errors.Is(err, errBudgetBusy):
 		p.cfg.Log.Warn("request waited for the body budget in vain", zapPath(r), zap.Int64("budget", p.budget.total))
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
-		writeError(w, http.StatusServiceUnavailable, "BODY_BUDGET_EXHAUSTED", fmt.Sprintf(
+		writeError(w, http.StatusServiceUnavailable, diag.ProxyBodyBudgetExhausted, fmt.Sprintf(
 			"continuity proxy: the request was not sent: %v for longer than %s (%d bytes, --body-budget); send it again in %d seconds",
 			err, p.budget.wait, p.budget.total, retryAfter))
 	default:

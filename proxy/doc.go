@@ -32,6 +32,14 @@
 // response carries an X-Continuity-Hint header naming the command and page
 // that turn the policy on, and the proxy's log says the same.
 //
+// What a stranger's client sends is bounded (limits.go, budget.go,
+// decode.go, sessionid.go): the bodies held at once share a budget, a
+// compressed body is decoded into one buffer of its size or refused before
+// it is decoded, a body must arrive at a minimum rate, idle connections
+// close, a chunked request's connection closes after its answer, and a
+// session key the settings store could not hold is used through a
+// fixed-length digest.
+//
 // The status page on / lists the sessions seen; its API under /continuity/
 // needs the per-run secret (given to the page in the URL fragment, never
 // sent in a URL) and a same-origin request, so no other web page can read

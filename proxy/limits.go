@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/continuity-dev/continuity/diag"
 )
 
 // Limits bound what one client connection, and all of them together, may
@@ -186,6 +188,6 @@ func tooSlow(r *http.Request) error {
 func (p *Proxy) answerTooSlow(w http.ResponseWriter, r *http.Request, err error) {
 	p.cfg.Log.Warn("request body too slow", zapPath(r), zapErr(err))
 	w.Header().Set("Connection", "close")
-	writeError(w, http.StatusRequestTimeout, "REQUEST_BODY_TOO_SLOW", "continuity proxy: "+err.Error()+
+	writeError(w, http.StatusRequestTimeout, diag.ProxyBodyTooSlow, "continuity proxy: "+err.Error()+
 		fmt.Sprintf("; a body must arrive within %s plus its length at %d bytes a second (--body-grace, --body-min-rate)", p.cfg.Limits.BodyGrace, p.cfg.Limits.BodyMinRate))
 }

@@ -79,7 +79,8 @@ func (p *Proxy) reverseProxy(modify func(*http.Response) error) *httputil.Revers
 }
 
 // ServeHTTP routes a request: the status page, its API, filtered
-// …/responses requests, and everything else passed through.
+// …/responses requests, and everything else passed through; first, its
+// framing is checked (framed) and its body paced (paced).
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	framed(w, r)
 	r = p.paced(w, r)
@@ -101,7 +102,8 @@ func responsesPath(path string) bool {
 	return strings.HasSuffix(path, "/responses") || strings.HasSuffix(path, "/responses/compact")
 }
 
-// upstreamFailed answers a request the upstream never answered: nothing
+// upstreamFailed answers a request the upstream never answered: 408
+// REQUEST_BODY_TOO_SLOW when its body fell behind the minimum rate; nothing
 // when the client went away (its request was cancelled, and so was the
 // upstream's), else 502 with a named reason — UPSTREAM_TIMEOUT or
 // UPSTREAM_UNREACHABLE — in the OpenAI error shape clients display.
