@@ -174,3 +174,15 @@ func TestSlowBodiesAndIdleConnections(t *testing.T) {
 		t.Fatalf("a long answer after a prompt body: %d %q %v", resp.StatusCode, b, err)
 	}
 }
+
+// TestLimitFlags: a limit that is not a positive size or duration is a
+// usage error naming the flag.
+func TestLimitFlags(t *testing.T) {
+	t.Parallel()
+	for _, bad := range [][]string{{"--body-budget", "lots"}, {"--body-min-rate", "0"}, {"--idle-timeout", "-1s"}} {
+		args := append([]string{"proxy", "--upstream", "http://127.0.0.1:9", "--data-dir", t.TempDir()}, bad...)
+		if code, out := continuity(t, args...); code != 2 || !strings.Contains(out, bad[0]) {
+			t.Errorf("%v: %d %s", bad, code, out)
+		}
+	}
+}

@@ -51,6 +51,10 @@ func proxyCmd(args []string) int {
 	if err != nil {
 		return c.fail(2, "%v", err)
 	}
+	lim, err := limits()
+	if err != nil {
+		return c.fail(2, "%v", err)
+	}
 	host, _, err := net.SplitHostPort(*listen)
 	if err != nil {
 		return c.fail(2, "--listen %q: %v", *listen, err)
@@ -95,7 +99,7 @@ func proxyCmd(args []string) int {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.ResponseHeaderTimeout = *headerTimeout
 	cfg := proxy.Config{Upstream: up, Policy: policy, DB: db, Rule: proxy.Rule(*rule), Secret: secret, Transport: transport,
-		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page, Limits: limits()}
+		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page, Limits: lim}
 	px, err := proxy.New(cfg)
 	if err != nil {
 		return c.fail(2, "%v", errors.Join(err, ln.Close()))

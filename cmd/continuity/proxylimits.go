@@ -6,13 +6,14 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/continuity-dev/continuity/proxy"
 )
 
 // limitFlags registers the proxy's connection and body limits
 // (proxy.Limits) and returns them once parsed.
-func limitFlags(c command) func() proxy.Limits {
+func limitFlags(c command) func() (proxy.Limits, error) {
 	d := proxy.DefaultLimits
 	l := d
 	c.DurationVar(&l.HeaderTimeout, "header-timeout", d.HeaderTimeout, "how long a request's header may take to arrive")
@@ -21,7 +22,17 @@ func limitFlags(c command) func() proxy.Limits {
 	c.Var((*sizeFlag)(&l.BodyMinRate), "body-min-rate", "the least rate a request body must arrive at past --body-grace, bytes a second (e.g. 64KiB)")
 	c.Var((*sizeFlag)(&l.BodyBudget), "body-budget", "the request bodies held at once, as sent and decompressed, across all requests (e.g. 1GiB)")
 	c.DurationVar(&l.BudgetWait, "body-budget-wait", d.BudgetWait, "how long a request waits for its share of --body-budget before a 503 with Retry-After")
-	return func() proxy.Limits { return l }
+	return func() (proxy.Limits, error) {
+		for _, f := range []struct {
+			name string
+			v    time.Duration
+		}{{"header-timeout", l.HeaderTimeout}, {"idle-timeout", l.IdleTimeout}, {"body-grace", l.BodyGrace}, {"body-budget-wait", l.BudgetWait}} {
+			if f.v <= 0 {
+				return l, fmt.Errorf("--%s must be a positive duration such as 30s, not %s", f.name, f.v)
+			}
+		}
+		return l, nil
+	}
 }
 
 // limitMemory sets the Go runtime's soft memory limit to the body budget
