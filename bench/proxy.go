@@ -57,7 +57,8 @@ type ProxyStream struct {
 // upstream, all on loopback in this process.
 type proxyPair struct {
 	up, plain, ours *httptest.Server
-	db              *sql.DB // the proxy's continuity.db
+	db              *sql.DB      // the proxy's continuity.db
+	px              *proxy.Proxy // continuity's proxy, for its body budget's peak
 	client          *http.Client
 }
 
@@ -105,7 +106,7 @@ func startProxyPair(tmp string, long []byte) (*proxyPair, error) {
 		up.Close()
 		return nil, err
 	}
-	return &proxyPair{up: up, plain: httptest.NewServer(rp), ours: httptest.NewServer(px), db: db,
+	return &proxyPair{up: up, plain: httptest.NewServer(rp), ours: httptest.NewServer(px), db: db, px: px,
 		client: &http.Client{Transport: &http.Transport{}}}, nil
 }
 
@@ -198,6 +199,9 @@ func (r *runner) proxyRows() error {
 	if dropped > 0 {
 		r.note(fmt.Sprintf("proxy stream: %d samples were measured again after a loopback connection dropped mid-stream", dropped))
 	}
+	if r.cfg.ProxySessions > 0 {
+		return r.concurrentRow(pair)
+	}
 	return nil
 }
 
@@ -270,6 +274,7 @@ func proxyBars(rep *Report) []Bar {
 			Bar{Name: "proxy memory per request, " + sz, Want: "≤ 2× the body",
 				Pass: row.AllocPerByte <= 2, Got: fmt.Sprintf("%.2f× the body allocated", row.AllocPerByte)})
 	}
+	out = append(out, concurrentBars(rep.ProxyConcurrent)...)
 	if s := rep.ProxyStream; s != nil {
 		out = append(out, Bar{Name: "proxy SSE throughput, " + FormatSize(s.Bytes), Want: "≥ 0.90× a plain ReverseProxy",
 			Pass: s.Ratio >= 0.9, Got: fmt.Sprintf("%.2f× (%.0f vs %.0f MB/s)", s.Ratio, s.ProxyMBps, s.PlainMBps)})

@@ -96,8 +96,11 @@ type Report struct {
 	// reverse proxy (none when not measured).
 	Proxy       []ProxyRow   `json:"proxy,omitempty"`
 	ProxyStream *ProxyStream `json:"proxyStream,omitempty"`
-	Bars        []Bar        `json:"bars"`
-	Notes       []string     `json:"notes,omitempty"`
+	// ProxyConcurrent is many sessions at once through both (nil when not
+	// measured).
+	ProxyConcurrent *ProxyConcurrent `json:"proxyConcurrent,omitempty"`
+	Bars            []Bar            `json:"bars"`
+	Notes           []string         `json:"notes,omitempty"`
 }
 
 // Machine says where the numbers come from.

@@ -14,7 +14,7 @@ import (
 func TestRunSmall(t *testing.T) {
 	cfg := Config{Binary: testbin.Path(t), Sizes: []int{32 << 10}, Runs: 1, LatencySamples: 1,
 		CountSize: 64 << 10, Counts: []int{2, 8}, SessionTurns: 3, SessionSize: 256 << 10, EventSteps: 2,
-		ProxySizes: []int{64 << 10}, ProxyStreamBytes: 256 << 10}
+		ProxySizes: []int{64 << 10}, ProxyStreamBytes: 256 << 10, ProxySessions: 2, ProxySessionBytes: 32 << 10, ProxySessionRounds: 1}
 	rep, err := Run(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +54,10 @@ func TestRunSmall(t *testing.T) {
 			t.Errorf("proxy row %+v", row)
 		}
 	}
-	if len(rep.Bars) != 15 {
-		t.Errorf("%d bars, want 15 (10 and the proxy's 5: Responses and Gemini TTFB and memory, SSE)", len(rep.Bars))
+	if c := rep.ProxyConcurrent; c == nil || c.Samples != 2 || c.ProxyP99Ns <= 0 || c.FilterP99 <= 0 || c.HeldPeak < 2*(32<<10) {
+		t.Errorf("sessions at once: %+v", c)
+	}
+	if len(rep.Bars) != 17 {
+		t.Errorf("%d bars, want 17 (10, the proxy's 5: Responses and Gemini TTFB and memory, SSE, and 2 of sessions at once)", len(rep.Bars))
 	}
 }

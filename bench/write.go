@@ -60,6 +60,9 @@ func WriteText(w io.Writer, rep *Report) error {
 		}
 		fmt.Fprintln(w)
 	}
+	if c := rep.ProxyConcurrent; c != nil {
+		fmt.Fprintln(w, concurrentLine(c)+"\n")
+	}
 	for _, b := range rep.Bars {
 		fmt.Fprintln(w, barLine(b))
 	}
@@ -79,6 +82,14 @@ func proxyCells(r ProxyRow) []string {
 	}
 	return []string{what, FormatSize(r.Size), strconv.Itoa(r.Runs), dur(r.PlainTTFBNs), dur(r.ProxyTTFBNs),
 		signedDur(r.AddedNs), dur(r.FilterNs), num(r.AllocPerByte, 2)}
+}
+
+// concurrentLine says what many sessions at once measured.
+func concurrentLine(c *ProxyConcurrent) string {
+	return fmt.Sprintf("%d sessions at once, %s bodies, %d requests a side: p99 time to first byte plain %s, proxy %s (added %s), "+
+		"filter %s; bodies held at most %s of a %s budget, heap grew at most %s",
+		c.Sessions, FormatSize(c.Size), c.Samples, dur(c.PlainP99Ns), dur(c.ProxyP99Ns), signedDur(c.AddedP99Ns),
+		dur(c.FilterP99), FormatSize(int(c.HeldPeak)), FormatSize(int(c.Budget)), FormatSize(int(c.HeapPeak)))
 }
 
 // WriteMarkdown writes the report as a Markdown document.
@@ -125,6 +136,9 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		for _, row := range rep.Proxy {
 			mdRow(w, proxyCells(row))
 		}
+	}
+	if c := rep.ProxyConcurrent; c != nil {
+		fmt.Fprintf(w, "\n%s\n", concurrentLine(c))
 	}
 	if len(rep.Notes) > 0 {
 		fmt.Fprintln(w, "\n## Notes")

@@ -14,6 +14,9 @@ const (
 	// ListRemote is the DSH Remote conventions (docs/protocol.md §5),
 	// which are described in prose rather than listed in a schema.
 	ListRemote = ""
+	// ListProxy is the error codes of `continuity proxy`'s own HTTP
+	// answers (docs/protocol.md §11), described in prose there.
+	ListProxy = "proxy"
 )
 
 // Entry is one registered code and the ui-contract list that documents it.
@@ -92,6 +95,9 @@ var registry = []Entry{
 	{MethodNotFound, ListRemote},
 	{HostUnavailable, ListRemote},
 	{InternalError, ListRemote},
+
+	{ProxyBodyBudgetExhausted, ListProxy},
+	{ProxyBodyTooSlow, ListProxy},
 }
 
 // Registry returns every registered code, in declaration order.

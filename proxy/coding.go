@@ -5,23 +5,10 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
-	"errors"
-	"fmt"
 	"io"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
-)
-
-// maxDecodedBytes bounds a compressed request body once decompressed, as
-// maxRequestBytes bounds a plain one: a small zstd body can expand without
-// limit.
-const maxDecodedBytes = maxRequestBytes
-
-// Decoding errors, answered 413 and 400 with nothing sent.
-var (
-	errDecodedTooLarge = errors.New("the decompressed request body is larger than the proxy's bound")
-	errUndecodable     = errors.New("the compressed request body could not be decompressed")
 )
 
 // payload is a request body as the proxy filters it and as the client sent
@@ -58,52 +45,6 @@ func codingOf(enc string) string {
 		return ""
 	}
 	return c
-}
-
-// openPayload decompresses sent by its Content-Encoding enc (decodable)
-// to at most limit bytes (maxDecodedBytes).
-func openPayload(sent []byte, enc string, limit int) (payload, error) {
-	coding := codingOf(enc)
-	if coding == "" {
-		return payload{plain: sent, sent: sent}, nil
-	}
-	pay := payload{sent: sent, coding: coding}
-	var rd io.Reader
-	switch coding {
-	case "gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(sent))
-		if err != nil {
-			return payload{}, fmt.Errorf("%w (gzip: %v)", errUndecodable, err)
-		}
-		rd = zr
-	case "zstd":
-		zr, err := zstd.NewReader(bytes.NewReader(sent), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxDecodedBytes))
-		if err != nil {
-			return payload{}, fmt.Errorf("%w (zstd: %v)", errUndecodable, err)
-		}
-		defer zr.Close()
-		rd = zr
-	case "deflate":
-		pay.rawDeflate = !zlibHeader(sent)
-		if pay.rawDeflate {
-			rd = flate.NewReader(bytes.NewReader(sent))
-		} else {
-			zr, err := zlib.NewReader(bytes.NewReader(sent))
-			if err != nil {
-				return payload{}, fmt.Errorf("%w (deflate: %v)", errUndecodable, err)
-			}
-			rd = zr
-		}
-	}
-	plain, err := io.ReadAll(io.LimitReader(rd, int64(limit)+1))
-	switch {
-	case errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) || len(plain) > limit:
-		return payload{}, errDecodedTooLarge
-	case err != nil:
-		return payload{}, fmt.Errorf("%w (%s: %v)", errUndecodable, coding, err)
-	}
-	pay.plain = plain
-	return pay, nil
 }
 
 // zlibHeader reports whether b starts with a zlib header (RFC 1950: the

@@ -31,7 +31,7 @@ func TestOpenPayload(t *testing.T) {
 	bodies["raw deflate"] = raw.Bytes()
 	for name, sent := range bodies {
 		coding := strings.TrimPrefix(name, "raw ")
-		pay, err := openPayload(sent, coding, len(plain))
+		pay, err := openPayload(sent, coding, len(plain), freeHolding())
 		if err != nil || !bytes.Equal(pay.plain, plain) {
 			t.Fatalf("%q: %v", coding, err)
 		}
@@ -43,21 +43,21 @@ func TestOpenPayload(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := openPayload(bytes.Join(changed, nil), coding, 100)
+		back, err := openPayload(bytes.Join(changed, nil), coding, 100, freeHolding())
 		if err != nil || string(back.plain) != `{"input":[]}` || back.rawDeflate != pay.rawDeflate {
 			t.Fatalf("%q: the changed body compressed again opens to %q (%v), raw %v", name, back.plain, err, back.rawDeflate)
 		}
 		if coding == "" {
 			continue
 		}
-		if _, err := openPayload(sent, coding, len(plain)-1); !errors.Is(err, errDecodedTooLarge) {
+		if _, err := openPayload(sent, coding, len(plain)-1, freeHolding()); !errors.Is(err, errDecodedTooLarge) {
 			t.Fatalf("%q past the bound: %v", coding, err)
 		}
-		if _, err := openPayload(sent[:len(sent)/2], coding, len(plain)); !errors.Is(err, errUndecodable) {
+		if _, err := openPayload(sent[:len(sent)/2], coding, len(plain), freeHolding()); !errors.Is(err, errUndecodable) {
 			t.Fatalf("%q cut short: %v", coding, err)
 		}
 	}
-	if pay, _ := openPayload(raw.Bytes(), "deflate", len(plain)); !pay.rawDeflate {
+	if pay, _ := openPayload(raw.Bytes(), "deflate", len(plain), freeHolding()); !pay.rawDeflate {
 		t.Fatal("a bare DEFLATE stream was taken for zlib")
 	}
 	if decodable("br") || decodable("gzip, zstd") || !decodable(" ZSTD") || !decodable("identity") || !decodable("Deflate") {

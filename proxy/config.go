@@ -64,6 +64,8 @@ type Config struct {
 	PageCommand string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Limits bound connections and the request bodies held at once.
+	Limits Limits
 }
 
 // Configuration errors.
@@ -146,5 +148,7 @@ func (c Config) check() (Config, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	return c, nil
+	var err error
+	c.Limits, err = c.Limits.withDefaults()
+	return c, err
 }

@@ -41,6 +41,14 @@
 // filter/gemini removes the thought signatures not issued to it by
 // Gemini's rules; the same policy store, ledger and page serve both.
 //
+// What a stranger's client sends is bounded (limits.go, budget.go,
+// decode.go, sessionid.go): the bodies held at once share a budget, a
+// compressed body is decoded into one buffer of its size or refused before
+// it is decoded, a body must arrive at a minimum rate, idle connections
+// close, a chunked request's connection closes after its answer, and a
+// session key the settings store could not hold is used through a
+// fixed-length digest.
+//
 // The status page on / lists the sessions seen, earlier runs' from the
 // ledger; its API under /continuity/ needs the page secret kept in the
 // data directory (given to the page in the URL fragment, never sent in a

@@ -37,6 +37,7 @@ type running struct {
 	// Stop ends the process (SIGTERM) and waits for it; the test's cleanup
 	// calls it too.
 	Stop   func()
+	PID    int // the process, for its memory (/proc/PID/status)
 	stderr *syncbuf.Buffer
 }
 
@@ -66,7 +67,7 @@ func startProxy(t *testing.T, upstream, dataDir string, extra ...string) *runnin
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r := &running{DataDir: dataDir, stderr: stderr}
+	r := &running{DataDir: dataDir, stderr: stderr, PID: cmd.Process.Pid}
 	r.Stop = sync.OnceFunc(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		if err := cmd.Wait(); err != nil {

@@ -18,18 +18,22 @@ import (
 // its items indexed and its ciphertexts largely fingerprinted, so placing
 // and filtering it cost little after the read. Another plain body is read
 // whole (readBody) and then given to a Stream; st is nil for a compressed
-// body, which is decoded first. A non-nil st must be closed.
-func readRequest(w http.ResponseWriter, r *http.Request, enc string) (body []byte, st *filter.Stream, err error) {
+// body, which is decoded first. A non-nil st must be closed. Every buffer
+// is charged to h before it is filled.
+func readRequest(w http.ResponseWriter, r *http.Request, enc string, h *holding) (body []byte, st *filter.Stream, err error) {
 	opts := filter.Options{StripPairedIDs: true}
 	if codingOf(enc) != "" {
-		body, err = readBody(w, r)
+		body, err = readBody(w, r, h)
 		return body, nil, err
 	}
 	if n := r.ContentLength; n <= 0 || n > maxRequestBytes {
-		if body, err = readBody(w, r); err != nil {
+		if body, err = readBody(w, r, h); err != nil {
 			return nil, nil, err
 		}
 		return body, filter.Start(r.Context(), body, opts), nil
+	}
+	if err := h.take(r.ContentLength); err != nil {
+		return nil, nil, err
 	}
 	body = make([]byte, r.ContentLength)
 	st = filter.Follow(r.Context(), body, opts)

@@ -37,8 +37,18 @@ type flight struct {
 
 type flightKey struct{}
 
-// responses handles one POST …/responses or …/responses/compact.
+// responses handles one POST …/responses or …/responses/compact, holding
+// its body's charge on the budget until it is answered. The charge is
+// returned once filterAndSend has returned, so that the body's buffers are
+// no longer reachable when the budget has them collected for the next.
 func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
+	held := p.hold(r)
+	defer held.release()
+	p.filterAndSend(w, r, held)
+}
+
+// filterAndSend reads, places, filters and forwards one request.
+func (p *Proxy) filterAndSend(w http.ResponseWriter, r *http.Request, held *holding) {
 	enc := r.Header.Get("Content-Encoding")
 	if !decodable(enc) {
 		// A coding no client is known to send: passed on as it came, and
@@ -48,9 +58,16 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		p.plain.ServeHTTP(w, r)
 		return
 	}
-	sent, st, err := readRequest(w, r, enc)
+	sent, st, err := readRequest(w, r, enc, held)
 	defer closeStream(st)
 	if err != nil {
+		if errors.Is(err, errBodyTooSlow) {
+			p.answerTooSlow(w, r, err)
+			return
+		}
+		if p.answerBudget(w, r, err) {
+			return
+		}
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "continuity proxy: the request body is larger than "+strconv.Itoa(maxRequestBytes)+" bytes")
@@ -61,7 +78,10 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	pay, err := openPayload(sent, enc, maxDecodedBytes)
+	pay, err := openPayload(sent, enc, maxDecodedBytes, held)
+	if p.answerBudget(w, r, err) {
+		return
+	}
 	if err != nil {
 		status, code := http.StatusBadRequest, "REQUEST_UNDECODABLE"
 		if errors.Is(err, errDecodedTooLarge) {
@@ -143,20 +163,6 @@ func (p *Proxy) sent(fl *flight, om filter.Omitted) {
 			zap.Int("reasoning", om.Items), zap.Int("compaction", om.Compactions), zap.Int("unknownIssuer", unknown),
 			zap.Int("strippedIds", om.StrippedIDs))
 	}
-}
-
-// readBody reads the whole request body into one buffer of its declared
-// length when it has one, so a large body is held once, not grown.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	rd := http.MaxBytesReader(w, r.Body, maxRequestBytes)
-	if n := r.ContentLength; n > 0 && n <= maxRequestBytes {
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(rd, buf); err != nil {
-			return nil, err
-		}
-		return buf, nil
-	}
-	return io.ReadAll(rd)
 }
 
 // notFilteredStatus is the status of a request the filter did not let

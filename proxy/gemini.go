@@ -31,8 +31,17 @@ func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request, up geminiU
 		up.plain.ServeHTTP(w, r)
 		return
 	}
-	sent, err := readBody(w, r)
+	held := p.hold(r)
+	defer held.release()
+	sent, err := readBody(w, r, held)
 	if err != nil {
+		if errors.Is(err, errBodyTooSlow) {
+			p.answerTooSlow(w, r, err)
+			return
+		}
+		if p.answerBudget(w, r, err) {
+			return
+		}
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "continuity proxy: the request body is larger than "+strconv.Itoa(maxRequestBytes)+" bytes")
@@ -41,7 +50,10 @@ func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request, up geminiU
 		}
 		return
 	}
-	pay, err := openPayload(sent, enc, maxDecodedBytes)
+	pay, err := openPayload(sent, enc, maxDecodedBytes, held)
+	if p.answerBudget(w, r, err) {
+		return
+	}
 	if err != nil {
 		status, code := http.StatusBadRequest, "REQUEST_UNDECODABLE"
 		if errors.Is(err, errDecodedTooLarge) {

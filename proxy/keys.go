@@ -52,7 +52,9 @@ func readKeys(h http.Header, body []byte) (requestKeys, error) {
 // placeKeys places a request from its headers and what its body says
 // (scanBody, or shapeKeys when the filter has scanned it). The session is,
 // in this order: the body's prompt_cache_key; the thread_id, else
-// session_id, of Codex's turn metadata; the first of sessionHeaders.
+// session_id, of Codex's turn metadata; the first of sessionHeaders; used
+// through SessionID, so an odd or long key is bounded here, before anything
+// stores or logs it.
 func placeKeys(h http.Header, bk bodyKeys) requestKeys {
 	k := requestKeys{client: clientOf(h), initiator: h.Get("X-Initiator")}
 	meta := h.Get(codexTurnHeader)
@@ -73,6 +75,7 @@ func placeKeys(h http.Header, bk bodyKeys) requestKeys {
 		}
 		k.session, k.byHeader = h.Get(name), true
 	}
+	k.session = SessionID(k.session)
 	k.byHeader = k.byHeader && k.session != ""
 	k.users, k.lastUser, k.lastTool, k.history = bk.users, bk.lastUser, bk.lastTool, bk.history
 	return k

@@ -28,6 +28,8 @@ type Proxy struct {
 	ledger    *ledger
 	issuers   *issuers
 	sessions  *registry
+	// budget bounds the request bodies held at once (Limits.BodyBudget).
+	budget *budget
 	// plain forwards everything the proxy does not filter, untouched.
 	plain *httputil.ReverseProxy
 	// filtered forwards …/responses requests: the body is the one the
@@ -50,7 +52,8 @@ func New(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{cfg: cfg, ledger: l, issuers: newIssuers(l), sessions: newRegistry()}
+	p := &Proxy{cfg: cfg, ledger: l, issuers: newIssuers(l), sessions: newRegistry(),
+		budget: newBudget(cfg.Limits.BodyBudget, cfg.Limits.BudgetWait)}
 	for _, u := range cfg.Upstreams {
 		p.upstreams = append(p.upstreams, newUpstream(u))
 	}
@@ -91,8 +94,11 @@ func (p *Proxy) reverseProxy(modify func(*http.Response) error) *httputil.Revers
 }
 
 // ServeHTTP routes a request: the status page, its API, filtered
-// …/responses requests, and everything else passed through.
+// …/responses requests, and everything else passed through; first, its
+// framing is checked (framed) and its body paced (paced).
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	framed(w, r)
+	r = p.paced(w, r)
 	switch {
 	case r.URL.Path == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 		p.page(w, r)
@@ -126,11 +132,16 @@ func (p *Proxy) upstreamRequest(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// upstreamFailed answers a request the upstream never answered: nothing
+// upstreamFailed answers a request the upstream never answered: 408
+// REQUEST_BODY_TOO_SLOW when its body fell behind the minimum rate; nothing
 // when the client went away (its request was cancelled, and so was the
 // upstream's), else 502 with a named reason — UPSTREAM_TIMEOUT or
 // UPSTREAM_UNREACHABLE — in the OpenAI error shape clients display.
 func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if slow := tooSlow(r); slow != nil {
+		p.answerTooSlow(w, r, slow)
+		return
+	}
 	if r.Context().Err() != nil {
 		return
 	}

@@ -35,6 +35,7 @@ func proxyCmd(args []string) int {
 	whileRuns := c.Bool("while-runs", false, "stop once no `continuity run` uses the data directory (how continuity run starts it)")
 	headerTimeout := c.Duration("upstream-header-timeout", 10*time.Minute, "how long to wait for the upstream's response headers")
 	level := c.logLevel()
+	limits := limitFlags(c)
 	if code, ok := c.parse(args, 0); !ok {
 		return code
 	}
@@ -45,6 +46,10 @@ func proxyCmd(args []string) int {
 		return c.fail(2, "--default must be on or off")
 	}
 	lvl, err := level()
+	if err != nil {
+		return c.fail(2, "%v", err)
+	}
+	lim, err := limits()
 	if err != nil {
 		return c.fail(2, "%v", err)
 	}
@@ -99,7 +104,7 @@ func proxyCmd(args []string) int {
 	transport.ResponseHeaderTimeout = *headerTimeout
 	cfg := proxy.Config{Upstream: ups.root, Upstreams: ups.named, Policy: policy, DB: db, Rule: proxy.Rule(*rule), Secret: secret, Transport: transport,
 		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page,
-		PageCommand: "continuity page --data-dir " + shellArg(dir)}
+		PageCommand: "continuity page --data-dir " + shellArg(dir), Limits: lim}
 	px, err := proxy.New(cfg)
 	if err != nil {
 		return c.fail(2, "%v", errors.Join(err, ln.Close()))
@@ -109,7 +114,8 @@ func proxyCmd(args []string) int {
 		return c.fail(2, "%v", errors.Join(err, ln.Close()))
 	}
 	defer release()
-	srv := &http.Server{Handler: px, ReadHeaderTimeout: 30 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	limitMemory(cfg.Limits.BodyBudget)
+	srv := px.Server(ctx)
 	if !loopback {
 		fmt.Fprintf(os.Stderr, "continuity proxy: WARNING: listening on %s, beyond loopback: anyone who can reach it can send requests through it\n", addr)
 	}
