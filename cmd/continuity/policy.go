@@ -53,26 +53,29 @@ func policyCmd(args []string) int {
 		return c.fail(1, "%v", err)
 	}
 	defer db.Close()
+	// A key the proxy uses through its digest (too long, control or
+	// format characters) names the same session when pasted whole.
+	session := proxy.SessionID(c.Arg(0))
 	switch c.NArg() {
 	case 0:
 		return listPolicies(c, ctx, db, policy)
 	case 1:
-		k, ok, err := proxy.KnownSession(ctx, db, policy, c.Arg(0))
+		k, ok, err := proxy.KnownSession(ctx, db, policy, session)
 		if err != nil {
 			return c.fail(1, "%v", err)
 		}
 		if !ok {
-			res, err := policy.Resolve(ctx, c.Arg(0), nil)
+			res, err := policy.Resolve(ctx, session, nil)
 			if err != nil {
 				return c.fail(1, "%v", err)
 			}
-			fmt.Printf("%s: %s (%s; no proxy on this data directory has seen it)\n", c.Arg(0), onOff(res.Enabled), res.Source)
+			fmt.Printf("%s: %s (%s; no proxy on this data directory has seen it)\n", proxy.QuoteSession(session), onOff(res.Enabled), res.Source)
 			return 0
 		}
 		fmt.Printf("%s: %s (%s)\n", k.ID, k.Policy, k.Source)
 		return 0
 	}
-	session, state := c.Arg(0), c.Arg(1)
+	state := c.Arg(1)
 	var enabled *bool
 	switch state {
 	case "on", "off":
