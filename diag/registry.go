@@ -44,6 +44,7 @@ var registry = []Entry{
 	{TurnInvalid, ListCopilot},
 	{TurnUnsettled, ListCopilot},
 	{StorageUnavailable, ListCopilot},
+	{AccountSwitchPaused, ListCopilot},
 	{CompactionScopeUnavailable, ListCopilot},
 	{CompactionBoundaryUnavailable, ListCopilot},
 	{CompactionAgentUnavailable, ListCopilot},

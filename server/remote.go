@@ -76,6 +76,7 @@ type (
 	accountSwitchArgs struct {
 		AgentID   string `json:"agentId"`
 		AccountID string `json:"accountId"`
+		Choice    string `json:"choice,omitempty"`
 	}
 	edgeArgs struct {
 		EdgeID string `json:"edgeId"`
@@ -90,9 +91,7 @@ type (
 // (continuation) and boundary (managed context). Each entry calls one
 // typed method of its feature.
 var continuityRemotes = map[string]remoteMethod{
-	"accountSwitch": {call: typed(func(svc *services, ctx context.Context, a accountSwitchArgs) any {
-		return envelopeOf(svc.turns.AccountSwitch(ctx, a.AgentID, a.AccountID))
-	})},
+	"accountSwitch": {call: typed(accountSwitch)},
 	"notices": {call: typed(func(svc *services, _ context.Context, a agentArgs) any {
 		return remote.Success(svc.turns.Notices(a.AgentID))
 	})},

@@ -118,14 +118,7 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 	}
 	header := s.header
 	account := AccountDigest(req.AccountID)
-	changed := account != "" && account != s.account
-	if account == "" {
-		account = s.account
-	}
 	m.mu.Unlock()
-	if changed {
-		m.keepAccount(ctx, req.SessionID, account)
-	}
 
 	if header == nil && m.opt.Agents != nil {
 		// A lookup that fails leaves the birth evidence unknown, which
@@ -142,6 +135,16 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 	res, err := m.opt.Policy.Resolve(ctx, req.SessionID, header)
 	if err != nil {
 		return nil, err
+	}
+	prev := m.previousAccount(ctx, req.SessionID, header)
+	switch {
+	case account == "":
+		account = prev
+	case account == prev:
+	case prev != "" && !res.Enabled && !m.consentPending(req.SessionID) && !m.acceptedAccount(req.SessionID, account):
+		return nil, m.accountSwitchPause(req.SessionID, req.Turn, account)
+	default:
+		m.keepAccount(ctx, req.SessionID, account)
 	}
 	a = &admission{
 		sessionID:  req.SessionID,
