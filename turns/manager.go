@@ -73,13 +73,13 @@ type Manager struct {
 
 // session is what the Manager knows about one session.
 type session struct {
-	id        string
-	header    *hostapi.SessionHeader
-	account   string // digest of the last account admitted with (or account/selected)
+	id      string
+	header  *hostapi.SessionHeader
+	account string // digest of the last account admitted with (or account/selected)
 	// accepted is the account the person chose to go on with after an
 	// account-switch pause (enable or keepOff): its next admission does
 	// not pause again.
-	accepted string
+	accepted  string
 	admitMu   sync.Mutex
 	current   *admission // the latest admission (possibly ended)
 	lastEnded int64      // highest turn that ended, -1 when none
