@@ -129,6 +129,9 @@ func (s *Service) finish(ctx context.Context, e *Edge) (ToolResult, error) {
 		}
 		return ToolResult{}, err
 	}
+	if s.opts.Inherit != nil {
+		s.opts.Inherit(ctx, ce.PredecessorID, ce.SuccessorID)
+	}
 	if fresh && s.emit != nil {
 		// A lost notification is not a lost continuation: the transition
 		// card and the lineage Remote still lead to the successor. The

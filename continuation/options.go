@@ -1,6 +1,9 @@
 package continuation
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Options tunes a Service. The zero value is usable: every unset field takes
 // the default named beside it.
@@ -29,6 +32,11 @@ type Options struct {
 	MaxChain      int
 	// Now is the clock; tests pin it. Default time.Now.
 	Now func() time.Time
+	// Inherit, when set, runs once a successor is committed (and again on
+	// a replay, which writes nothing new): it gives the successor the
+	// predecessor's effective Session policy as its own row. It reports
+	// its own failures; the continuation stands either way.
+	Inherit func(ctx context.Context, predecessorID, successorID string)
 }
 
 func (o Options) withDefaults() Options {

@@ -157,7 +157,8 @@ func (svc *services) openStore(ctx context.Context, s *Server, dataDir string, e
 	if err != nil {
 		return storageError("the store", err)
 	}
-	cont, err := continuation.Open(ctx, db, s.host, emit, continuation.Options{Now: s.cfg.Now, TokenBudget: s.cfg.ProjectionBudget})
+	cont, err := continuation.Open(ctx, db, s.host, emit, continuation.Options{Now: s.cfg.Now, TokenBudget: s.cfg.ProjectionBudget,
+		Inherit: svc.inheritPolicy})
 	if err != nil {
 		return storageError("the continuation store", errors.Join(err, db.Close()))
 	}
