@@ -50,4 +50,3 @@ func (s *SessionContinuation) Inherit(ctx context.Context, predecessorID, succes
 		return v, nil
 	}
 }
-
