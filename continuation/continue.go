@@ -132,6 +132,13 @@ func (s *Service) finish(ctx context.Context, e *Edge) (ToolResult, error) {
 	if s.opts.Inherit != nil {
 		s.opts.Inherit(ctx, ce.PredecessorID, ce.SuccessorID)
 	}
+	if fresh {
+		// The successor's run starts once, when it is made; a failed
+		// start is on the card with retry (continuity/startRun).
+		if _, err := s.startRun(ctx, ce); err != nil {
+			return ToolResult{}, err
+		}
+	}
 	if fresh && s.emit != nil {
 		// A lost notification is not a lost continuation: the transition
 		// card and the lineage Remote still lead to the successor. The

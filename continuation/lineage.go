@@ -58,7 +58,11 @@ func (s *Service) Lineage(ctx context.Context, sessionID string) (LineageValue, 
 		if err != nil {
 			return LineageValue{}, err
 		}
-		v.Cards = append(v.Cards, cardFor(e, *h, *m))
+		card := cardFor(e, *h, *m)
+		if card.Run, err = loadRun(ctx, s.db, e.ID); err != nil {
+			return LineageValue{}, err
+		}
+		v.Cards = append(v.Cards, card)
 	}
 	return v, nil
 }

@@ -3,6 +3,8 @@ package continuation
 import (
 	"context"
 	"time"
+
+	"github.com/continuity-dev/continuity/hostapi"
 )
 
 // Options tunes a Service. The zero value is usable: every unset field takes
@@ -37,6 +39,10 @@ type Options struct {
 	// predecessor's effective Session policy as its own row. It reports
 	// its own failures; the continuation stands either way.
 	Inherit func(ctx context.Context, predecessorID, successorID string)
+	// Runs, when set (the host declared capabilities.runs), starts each
+	// new successor's first run; nil keeps the person's next message as
+	// what starts it.
+	Runs hostapi.Runs
 }
 
 func (o Options) withDefaults() Options {

@@ -84,4 +84,16 @@ CREATE TABLE continuation_run_owners (
 	edge_id    TEXT NOT NULL REFERENCES continuation_edges(id),
 	PRIMARY KEY (session_id, run_id)
 );
+`,
+	// 3: whether the host started each successor's first run (session/run):
+	// started, failed (with continuity's code and the host's) or manual (the
+	// host cannot start runs).
+	`
+CREATE TABLE continuation_successor_runs (
+	edge_id    TEXT PRIMARY KEY REFERENCES continuation_edges(id),
+	state      TEXT NOT NULL,
+	code       TEXT NOT NULL DEFAULT '',
+	host_code  TEXT NOT NULL DEFAULT '',
+	at         INTEGER NOT NULL
+);
 `}

@@ -47,6 +47,9 @@ type TransitionCard struct {
 	Corrects       string   `json:"corrects,omitempty"`
 	Carried        Carried  `json:"carried"`
 	Actions        []string `json:"actions"`
+	// Run is whether the successor's first run started (session/run);
+	// absent for edges made before runs were recorded.
+	Run *SuccessorRun `json:"run,omitempty"`
 }
 
 // Carried counts what a handoff carried, for the card's one-line summary.

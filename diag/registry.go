@@ -64,6 +64,7 @@ var registry = []Entry{
 	{RateLimited, ListContinuity},
 	{ReplayMismatch, ListContinuity},
 	{HostCreateFailed, ListContinuity},
+	{HostRunFailed, ListContinuity},
 	{LineageForbidden, ListContinuity},
 	{NotFound, ListContinuity},
 	{UnknownTool, ListContinuity},

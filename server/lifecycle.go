@@ -31,6 +31,9 @@ type hostCapabilities struct {
 	Agents       bool `json:"agents"`
 	Sessions     bool `json:"sessions"`
 	RemoteEvents bool `json:"remoteEvents"`
+	// Runs says the host can start a successor's first run (session/run,
+	// docs/protocol.md §16.5).
+	Runs bool `json:"runs"`
 }
 
 type serverInfo struct {

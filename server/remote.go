@@ -105,6 +105,9 @@ var continuityRemotes = map[string]remoteMethod{
 		return envelopeOf(svc.cont.Manifest(ctx, a.ManifestID))
 	})},
 	"projection": {stored: true, call: typed(projection)},
+	"startRun": {stored: true, call: typed(func(svc *services, ctx context.Context, a edgeArgs) any {
+		return envelopeOf(svc.cont.RetryRun(ctx, a.EdgeID))
+	})},
 	"boundary": {stored: true, call: typed(func(svc *services, ctx context.Context, a agentArgs) any {
 		return envelopeOf(svc.boundary.Decided(ctx, a.AgentID))
 	})},

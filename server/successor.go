@@ -6,6 +6,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/continuity-dev/continuity/diag"
+	"github.com/continuity-dev/continuity/hostapi"
 )
 
 // inheritPolicy gives a committed successor the predecessor's effective
@@ -17,4 +18,13 @@ func (svc *services) inheritPolicy(ctx context.Context, predecessorID, successor
 		svc.log.Warn("the successor did not inherit the session policy", zap.String("predecessor", predecessorID),
 			zap.String("successor", successorID), zapCode(diag.CodeOf(err)), zap.Error(err))
 	}
+}
+
+// runsCap is the host's session/run, when it declared capabilities.runs;
+// nil leaves a successor to the person's next message (state manual).
+func runsCap(caps hostCapabilities, h hostapi.Runs) hostapi.Runs {
+	if caps.Runs {
+		return h
+	}
+	return nil
 }
