@@ -66,6 +66,9 @@ func (s *Service) continueSession(ctx context.Context, call ToolCall) (ToolResul
 			argsDigest = digestOf(marshal(args))
 		}
 	}
+	if args.DryRun {
+		return s.dryRun(ctx, call, args, key, argsDigest)
+	}
 	if e == nil {
 		if err := s.TurnEnded(ctx, call.SessionID, call.Turn); err != nil {
 			// A concurrent replay of this very call may have just
