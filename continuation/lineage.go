@@ -96,7 +96,11 @@ func (s *Service) Handoff(ctx context.Context, edgeID string) (HandoffInspector,
 	if err != nil {
 		return HandoffInspector{}, err
 	}
-	return inspectorFor(*e, *h, *m), nil
+	v := inspectorFor(*e, *h, *m)
+	if v.OmittedRecalls, err = omittedRecalls(ctx, s.db, e.ManifestID); err != nil {
+		return HandoffInspector{}, err
+	}
+	return v, nil
 }
 
 // Manifest returns one committed manifest.

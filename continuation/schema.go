@@ -96,4 +96,14 @@ CREATE TABLE continuation_successor_runs (
 	host_code  TEXT NOT NULL DEFAULT '',
 	at         INTEGER NOT NULL
 );
+`,
+	// 4: how often the successor recalled each source its manifest left
+	// out (a projection-quality signal for the handoff inspector).
+	`
+CREATE TABLE continuation_omitted_recalls (
+	manifest_id TEXT NOT NULL REFERENCES continuation_manifests(id),
+	item        INTEGER NOT NULL,
+	count       INTEGER NOT NULL,
+	PRIMARY KEY (manifest_id, item)
+);
 `}

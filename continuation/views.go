@@ -82,6 +82,8 @@ type HandoffInspector struct {
 	Omitted         []ManifestItem `json:"omitted"`
 	State           []StateItem    `json:"state"`
 	Tokens          TokenCost      `json:"tokens"`
+	// OmittedRecalls counts the successor's recalls of omitted sources.
+	OmittedRecalls []OmittedRecall `json:"omittedRecalls"`
 }
 
 // View actions.
