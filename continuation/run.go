@@ -27,7 +27,7 @@ const (
 // is running. A failed start carries the host's error and the retry and
 // back actions; manual carries the guidance text key saying what to do.
 type SuccessorRun struct {
-	State       string     `json:"state"`
+	State       string    `json:"state"`
 	Error       *RunError `json:"error,omitempty"`
 	Actions     []string  `json:"actions,omitempty"`
 	GuidanceKey string    `json:"guidanceKey,omitempty"`
