@@ -143,3 +143,40 @@ func TestDSHAccountSwitchPausesAtAgentRequest(t *testing.T) {
 		t.Fatalf("policy on, acct-C: %+v %v", a, rerr)
 	}
 }
+
+// Issue 28 #9: a session whose latest agent/request was on a route that
+// does not take part gets notManaged from continuity/accountSwitch, so a
+// client can hide the control there; back on the Copilot route, the
+// question is asked again.
+func TestDSHAccountSwitchNotManagedRoute(t *testing.T) {
+	h := initialized(t, host.Config{}, host.AllCapabilities())
+	s := dshHOpen(t, h, "sess-route", true)
+	s.prompt(t, 1, "Explain the build failure.")
+	if a, rerr := s.request(t, 1, 1, "req_1_1", "acct-A"); rerr != nil || a == nil {
+		t.Fatalf("copilot turn: %+v %v", a, rerr)
+	}
+	s.answer(t, 1, "It is the cache.")
+	s.prompt(t, 2, "And on the other model?")
+	res, err := h.AgentRequest(ctxT(t), host.AgentRequestParams{SessionID: s.id, Turn: 2, Step: 1, RequestID: "req_2_1",
+		AccountID: "acct-B", Config: host.LLMConfig{Provider: "deepseek", Model: "deepseek-chat"}})
+	if err != nil || res.Admission != nil {
+		t.Fatalf("a route that does not take part: %+v %v", res.Admission, err)
+	}
+	ask := func() (bool, string) {
+		r, err := h.RemoteInvoke(ctxT(t), "continuity", "accountSwitch", map[string]any{"agentId": s.id, "accountId": "acct-B"})
+		if err != nil || !r.OK {
+			t.Fatalf("accountSwitch: %v %+v", err, r.Error)
+		}
+		return gjson.GetBytes(r.Value, "pause").Bool(), gjson.GetBytes(r.Value, "reason").Str
+	}
+	if pause, reason := ask(); pause || reason != "notManaged" {
+		t.Fatalf("on the other route: pause %v (%s), want notManaged", pause, reason)
+	}
+	s.answer(t, 2, "Same answer.")
+	s.prompt(t, 3, "Back to Copilot.")
+	a, rerr := s.request(t, 3, 1, "req_3_1", "acct-B")
+	pauseXWantPaused(t, h, "back on the Copilot route with acct-B", s.id, a, rerr)
+	if pause, _ := ask(); !pause {
+		t.Fatal("back on the Copilot route, a switch does not pause")
+	}
+}

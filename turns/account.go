@@ -20,6 +20,11 @@ type AccountSwitchView struct {
 // choices are persistent enable, keep off, or cancel — no next-turn-only
 // mode. A pause is also published as an accountSwitch notice.
 func (m *Manager) AccountSwitch(ctx context.Context, sessionID, accountID string) (AccountSwitchView, error) {
+	if m.unmanagedRoute(sessionID) {
+		// The session runs on a route whose payloads continuity never
+		// sees: a switch there has nothing to pause for.
+		return AccountSwitchView{Reason: "notManaged"}, nil
+	}
 	var header *hostapi.SessionHeader
 	if m.opt.Agents != nil {
 		ag, err := m.opt.Agents.Get(ctx, sessionID)

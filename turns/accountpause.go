@@ -122,3 +122,20 @@ func (m *Manager) ChooseAccount(ctx context.Context, sessionID, accountID, choic
 	}
 	return AccountSwitchView{Reason: "keptOff"}, nil
 }
+
+// noteRoute records whether the session's latest agent/request was on a
+// provider that takes part.
+func (m *Manager) noteRoute(sessionID string, managed bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sessionLocked(sessionID).unmanaged = !managed
+}
+
+// unmanagedRoute reports whether the session's latest agent/request was on
+// a provider that does not take part.
+func (m *Manager) unmanagedRoute(sessionID string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.sessions[sessionID]
+	return s != nil && s.unmanaged
+}

@@ -81,7 +81,9 @@ func (a *admission) revokedErr() error {
 // requests of the turn are bound to that admission. Other providers are not
 // admitted (nil, nil).
 func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, error) {
-	if !m.opt.Providers.takesPart(req.Config.Provider) {
+	managed := m.opt.Providers.takesPart(req.Config.Provider)
+	m.noteRoute(req.SessionID, managed)
+	if !managed {
 		return nil, nil
 	}
 	if req.Turn < 0 || req.Step < 1 || req.RequestID == "" {

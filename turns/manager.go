@@ -79,7 +79,11 @@ type session struct {
 	// accepted is the account the person chose to go on with after an
 	// account-switch pause (enable or keepOff): its next admission does
 	// not pause again.
-	accepted  string
+	accepted string
+	// unmanaged is set while the session's latest agent/request was for
+	// a provider that does not take part (continuity/accountSwitch then
+	// answers notManaged, so a client can hide the control).
+	unmanaged bool
 	admitMu   sync.Mutex
 	current   *admission // the latest admission (possibly ended)
 	lastEnded int64      // highest turn that ended, -1 when none
