@@ -78,6 +78,10 @@ type (
 		AccountID string `json:"accountId"`
 		Choice    string `json:"choice,omitempty"`
 	}
+	compactArgs struct {
+		AgentID      string `json:"agentId"`
+		CompactionID string `json:"compactionId,omitempty"`
+	}
 	edgeArgs struct {
 		EdgeID string `json:"edgeId"`
 	}
@@ -105,6 +109,9 @@ var continuityRemotes = map[string]remoteMethod{
 		return envelopeOf(svc.cont.Manifest(ctx, a.ManifestID))
 	})},
 	"projection": {stored: true, call: typed(projection)},
+	"compactVisibleHistory": {call: typed(func(svc *services, _ context.Context, a compactArgs) any {
+		return envelopeOf(svc.turns.CompactVisibleHistory(a.AgentID, a.CompactionID))
+	})},
 	"startRun": {stored: true, call: typed(func(svc *services, ctx context.Context, a edgeArgs) any {
 		return envelopeOf(svc.cont.RetryRun(ctx, a.EdgeID))
 	})},

@@ -84,6 +84,8 @@ type session struct {
 	// a provider that does not take part (continuity/accountSwitch then
 	// answers notManaged, so a client can hide the control).
 	unmanaged bool
+	// once is a pending visible-history compaction grant (compactonce.go).
+	once      *onceGrant
 	admitMu   sync.Mutex
 	current   *admission // the latest admission (possibly ended)
 	lastEnded int64      // highest turn that ended, -1 when none
