@@ -43,6 +43,10 @@ type Options struct {
 	// new successor's first run; nil keeps the person's next message as
 	// what starts it.
 	Runs hostapi.Runs
+	// Sources, when set (the host declared capabilities.sources), opens
+	// cited resource and memory sources (continuity/openSource); nil
+	// answers them unavailable with the reason.
+	Sources hostapi.Sources
 }
 
 func (o Options) withDefaults() Options {

@@ -82,6 +82,11 @@ type (
 		AgentID      string `json:"agentId"`
 		CompactionID string `json:"compactionId,omitempty"`
 	}
+	openSourceArgs struct {
+		ManifestID string `json:"manifestId"`
+		Tier       string `json:"tier"`
+		Index      int    `json:"index"`
+	}
 	edgeArgs struct {
 		EdgeID string `json:"edgeId"`
 	}
@@ -111,6 +116,9 @@ var continuityRemotes = map[string]remoteMethod{
 	"projection": {stored: true, call: typed(projection)},
 	"compactVisibleHistory": {call: typed(func(svc *services, _ context.Context, a compactArgs) any {
 		return envelopeOf(svc.turns.CompactVisibleHistory(a.AgentID, a.CompactionID))
+	})},
+	"openSource": {stored: true, call: typed(func(svc *services, ctx context.Context, a openSourceArgs) any {
+		return envelopeOf(svc.cont.OpenSource(ctx, a.ManifestID, a.Tier, a.Index))
 	})},
 	"startRun": {stored: true, call: typed(func(svc *services, ctx context.Context, a edgeArgs) any {
 		return envelopeOf(svc.cont.RetryRun(ctx, a.EdgeID))

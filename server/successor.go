@@ -28,3 +28,12 @@ func runsCap(caps hostCapabilities, h hostapi.Runs) hostapi.Runs {
 	}
 	return nil
 }
+
+// sourcesCap is the host's source/open, when it declared
+// capabilities.sources; nil answers cited sources unavailable.
+func sourcesCap(caps hostCapabilities, h hostapi.Sources) hostapi.Sources {
+	if caps.Sources {
+		return h
+	}
+	return nil
+}
