@@ -138,12 +138,19 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 	if err != nil {
 		return nil, err
 	}
-	prev := m.previousAccount(ctx, req.SessionID, header)
+	// Only a turn that could pause needs the account of earlier
+	// processes (the database, the host's log); otherwise what this
+	// process saw decides whether the kept digest changes.
+	pausable := account != "" && !res.Enabled && !m.consentPending(req.SessionID)
+	prev := m.LastAccount(req.SessionID)
+	if pausable {
+		prev = m.previousAccount(ctx, req.SessionID, header)
+	}
 	switch {
 	case account == "":
 		account = prev
 	case account == prev:
-	case prev != "" && !res.Enabled && !m.consentPending(req.SessionID) && !m.acceptedAccount(req.SessionID, account):
+	case pausable && prev != "" && !m.acceptedAccount(req.SessionID, account):
 		return nil, m.accountSwitchPause(req.SessionID, req.Turn, account)
 	default:
 		m.keepAccount(ctx, req.SessionID, account)
