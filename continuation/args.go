@@ -18,6 +18,9 @@ type ContinueArgs struct {
 	Sources     []Source  `json:"sources"`
 	Transfer    *Transfer `json:"transfer,omitempty"`
 	Corrects    string    `json:"corrects,omitempty"`
+	// DryRun asks for the projection manifest and the budget estimate the
+	// call would produce, without creating anything (seed 000, phase 3).
+	DryRun bool `json:"dryRun,omitempty"`
 }
 
 // Handoff is the agent-authored orientation. It is narrative, never state.

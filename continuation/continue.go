@@ -66,6 +66,9 @@ func (s *Service) continueSession(ctx context.Context, call ToolCall) (ToolResul
 			argsDigest = digestOf(marshal(args))
 		}
 	}
+	if args.DryRun {
+		return s.dryRun(ctx, call, args, key, argsDigest)
+	}
 	if e == nil {
 		if err := s.TurnEnded(ctx, call.SessionID, call.Turn); err != nil {
 			// A concurrent replay of this very call may have just
@@ -128,6 +131,16 @@ func (s *Service) finish(ctx context.Context, e *Edge) (ToolResult, error) {
 			return ToolResult{}, merr
 		}
 		return ToolResult{}, err
+	}
+	if s.opts.Inherit != nil {
+		s.opts.Inherit(ctx, ce.PredecessorID, ce.SuccessorID)
+	}
+	if fresh {
+		// The successor's run starts once, when it is made; a failed
+		// start is on the card with retry (continuity/startRun).
+		if _, err := s.startRun(ctx, ce); err != nil {
+			return ToolResult{}, err
+		}
 	}
 	if fresh && s.emit != nil {
 		// A lost notification is not a lost continuation: the transition

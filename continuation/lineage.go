@@ -58,7 +58,11 @@ func (s *Service) Lineage(ctx context.Context, sessionID string) (LineageValue, 
 		if err != nil {
 			return LineageValue{}, err
 		}
-		v.Cards = append(v.Cards, cardFor(e, *h, *m))
+		card := cardFor(e, *h, *m)
+		if card.Run, err = loadRun(ctx, s.db, e.ID); err != nil {
+			return LineageValue{}, err
+		}
+		v.Cards = append(v.Cards, card)
 	}
 	return v, nil
 }
@@ -92,7 +96,11 @@ func (s *Service) Handoff(ctx context.Context, edgeID string) (HandoffInspector,
 	if err != nil {
 		return HandoffInspector{}, err
 	}
-	return inspectorFor(*e, *h, *m), nil
+	v := inspectorFor(*e, *h, *m)
+	if v.OmittedRecalls, err = omittedRecalls(ctx, s.db, e.ManifestID); err != nil {
+		return HandoffInspector{}, err
+	}
+	return v, nil
 }
 
 // Manifest returns one committed manifest.

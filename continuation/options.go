@@ -1,6 +1,11 @@
 package continuation
 
-import "time"
+import (
+	"context"
+	"time"
+
+	"github.com/continuity-dev/continuity/hostapi"
+)
 
 // Options tunes a Service. The zero value is usable: every unset field takes
 // the default named beside it.
@@ -29,6 +34,19 @@ type Options struct {
 	MaxChain      int
 	// Now is the clock; tests pin it. Default time.Now.
 	Now func() time.Time
+	// Inherit, when set, runs once a successor is committed (and again on
+	// a replay, which writes nothing new): it gives the successor the
+	// predecessor's effective Session policy as its own row. It reports
+	// its own failures; the continuation stands either way.
+	Inherit func(ctx context.Context, predecessorID, successorID string)
+	// Runs, when set (the host declared capabilities.runs), starts each
+	// new successor's first run; nil keeps the person's next message as
+	// what starts it.
+	Runs hostapi.Runs
+	// Sources, when set (the host declared capabilities.sources), opens
+	// cited resource and memory sources (continuity/openSource); nil
+	// answers them unavailable with the reason.
+	Sources hostapi.Sources
 }
 
 func (o Options) withDefaults() Options {

@@ -197,11 +197,16 @@ func nonNilState(v []StateItem) []StateItem {
 	return v
 }
 
-// withoutRuns drops the runs another continuation already carried away.
+// withoutRuns drops the pending effects another continuation already
+// carried away — delegated runs and tool calls alike (a DSH host has no
+// run events; its pending effects are tool calls without a result). A
+// carried effect is the successor's to settle, so for the predecessor it is
+// settled: its next continue_session neither lists it as unsettled nor
+// refuses it as already carried (issue 28 #4).
 func withoutRuns(pending []pendingEffect, moved map[string]bool) []pendingEffect {
 	var out []pendingEffect
 	for _, p := range pending {
-		if p.Kind != "run" || !moved[p.ID] {
+		if !moved[p.ID] {
 			out = append(out, p)
 		}
 	}

@@ -104,6 +104,11 @@ func (s *Service) recall(ctx context.Context, call ToolCall) (ToolResult, error)
 		res.Events, res.Unavailable = []RecalledEvent{}, []Unavailable{u}
 		return recallResult(res), nil
 	}
+	if len(res.Events) > 0 {
+		// A store that cannot count does not fail the recall: the signal
+		// is for the inspector, the events are the caller's.
+		_ = s.countOmittedRecall(ctx, manifests, a.SessionID, from, last)
+	}
 	if !complete && last < to {
 		res.Unavailable = append(res.Unavailable, Unavailable{FromEventID: eventID(last + 1), ToEventID: a.ToEventID, Code: diag.SourceUnavailable})
 		for seq := range stored {

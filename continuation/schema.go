@@ -84,4 +84,26 @@ CREATE TABLE continuation_run_owners (
 	edge_id    TEXT NOT NULL REFERENCES continuation_edges(id),
 	PRIMARY KEY (session_id, run_id)
 );
+`,
+	// 3: whether the host started each successor's first run (session/run):
+	// started, failed (with continuity's code and the host's) or manual (the
+	// host cannot start runs).
+	`
+CREATE TABLE continuation_successor_runs (
+	edge_id    TEXT PRIMARY KEY REFERENCES continuation_edges(id),
+	state      TEXT NOT NULL,
+	code       TEXT NOT NULL DEFAULT '',
+	host_code  TEXT NOT NULL DEFAULT '',
+	at         INTEGER NOT NULL
+);
+`,
+	// 4: how often the successor recalled each source its manifest left
+	// out (a projection-quality signal for the handoff inspector).
+	`
+CREATE TABLE continuation_omitted_recalls (
+	manifest_id TEXT NOT NULL REFERENCES continuation_manifests(id),
+	item        INTEGER NOT NULL,
+	count       INTEGER NOT NULL,
+	PRIMARY KEY (manifest_id, item)
+);
 `}

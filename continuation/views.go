@@ -47,6 +47,9 @@ type TransitionCard struct {
 	Corrects       string   `json:"corrects,omitempty"`
 	Carried        Carried  `json:"carried"`
 	Actions        []string `json:"actions"`
+	// Run is whether the successor's first run started (session/run);
+	// absent for edges made before runs were recorded.
+	Run *SuccessorRun `json:"run,omitempty"`
 }
 
 // Carried counts what a handoff carried, for the card's one-line summary.
@@ -79,6 +82,8 @@ type HandoffInspector struct {
 	Omitted         []ManifestItem `json:"omitted"`
 	State           []StateItem    `json:"state"`
 	Tokens          TokenCost      `json:"tokens"`
+	// OmittedRecalls counts the successor's recalls of omitted sources.
+	OmittedRecalls []OmittedRecall `json:"omittedRecalls"`
 }
 
 // View actions.

@@ -17,9 +17,11 @@ const (
 	RateLimited                = "CONTINUITY_RATE_LIMITED"
 	ReplayMismatch             = "CONTINUITY_REPLAY_MISMATCH"
 	HostCreateFailed           = "CONTINUITY_HOST_CREATE_FAILED"
-	LineageForbidden           = "CONTINUITY_LINEAGE_FORBIDDEN"
-	NotFound                   = "CONTINUITY_NOT_FOUND"
-	UnknownTool                = "CONTINUITY_UNKNOWN_TOOL"
+	// HostRunFailed is a successor the host did not start (session/run).
+	HostRunFailed    = "CONTINUITY_HOST_RUN_FAILED"
+	LineageForbidden = "CONTINUITY_LINEAGE_FORBIDDEN"
+	NotFound         = "CONTINUITY_NOT_FOUND"
+	UnknownTool      = "CONTINUITY_UNKNOWN_TOOL"
 	// UnknownMethod and BoundaryUnknownMethod are documented but not sent:
 	// the continuity namespace's method table answers MethodNotFound.
 	UnknownMethod = "CONTINUITY_UNKNOWN_METHOD"

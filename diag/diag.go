@@ -45,6 +45,10 @@ const (
 	// StorageUnavailable is a data directory (or a store in it) that
 	// cannot be created, opened or written.
 	StorageUnavailable = "COPILOT_CONTINUATION_STORAGE_UNAVAILABLE"
+	// AccountSwitchPaused answers the first agent/request of a turn on an
+	// account other than the session's while the policy is off: the turn
+	// waits for the person's choice (docs/protocol.md §16.2).
+	AccountSwitchPaused = "COPILOT_CONTINUATION_ACCOUNT_SWITCH_PAUSED"
 )
 
 // Compaction codes.

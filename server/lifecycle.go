@@ -31,6 +31,12 @@ type hostCapabilities struct {
 	Agents       bool `json:"agents"`
 	Sessions     bool `json:"sessions"`
 	RemoteEvents bool `json:"remoteEvents"`
+	// Runs says the host can start a successor's first run (session/run,
+	// docs/protocol.md §16.5).
+	Runs bool `json:"runs"`
+	// Sources says the host can open cited resource and memory sources
+	// (source/open, docs/protocol.md §16.11).
+	Sources bool `json:"sources"`
 }
 
 type serverInfo struct {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/jsonscan"
 	"github.com/continuity-dev/continuity/turns"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
@@ -49,6 +50,7 @@ func splitPayloadParams(raw []byte) (turns.PayloadRequest, []byte, error) {
 	envelope := make([]byte, 0, 256)
 	envelope = append(envelope, '{')
 	var payload []byte
+	notObject := false
 	for k, m := range members {
 		name, ok := sc.Decoded(raw[m.KeyStart+1 : m.KeyEnd-1])
 		if !ok {
@@ -61,8 +63,15 @@ func splitPayloadParams(raw []byte) (turns.PayloadRequest, []byte, error) {
 		if k > 0 {
 			envelope = append(envelope, ',')
 		}
-		if v := m.Value(raw); string(name) == "payload" && v[0] == '{' {
-			payload = v
+		if v := m.Value(raw); string(name) == "payload" {
+			// A payload that is JSON but not an object is the body's
+			// fault, not the envelope's: it is INVALID_PAYLOAD, as the DSH
+			// Copilot plugin's filter answers, once the envelope is valid.
+			if v[0] == '{' {
+				payload = v
+			} else {
+				notObject = true
+			}
 			envelope = append(append(envelope, raw[m.KeyStart:m.KeyEnd]...), `:{}`...)
 			continue
 		}
@@ -74,6 +83,9 @@ func splitPayloadParams(raw []byte) (turns.PayloadRequest, []byte, error) {
 	}
 	if err := json.Unmarshal(envelope, &req); err != nil {
 		return req, nil, invalidParams("llm/payload: " + wire.DecodeError(err))
+	}
+	if notObject {
+		return req, nil, diag.New(diag.InvalidPayload, "payload must be a JSON object (an OpenAI Responses request body)")
 	}
 	if req.Purpose == "" {
 		// DSH leaves GenerateOptions.purpose unset for a chat call.

@@ -76,6 +76,16 @@ type (
 	accountSwitchArgs struct {
 		AgentID   string `json:"agentId"`
 		AccountID string `json:"accountId"`
+		Choice    string `json:"choice,omitempty"`
+	}
+	compactArgs struct {
+		AgentID      string `json:"agentId"`
+		CompactionID string `json:"compactionId,omitempty"`
+	}
+	openSourceArgs struct {
+		ManifestID string `json:"manifestId"`
+		Tier       string `json:"tier"`
+		Index      int    `json:"index"`
 	}
 	edgeArgs struct {
 		EdgeID string `json:"edgeId"`
@@ -90,9 +100,7 @@ type (
 // (continuation) and boundary (managed context). Each entry calls one
 // typed method of its feature.
 var continuityRemotes = map[string]remoteMethod{
-	"accountSwitch": {call: typed(func(svc *services, ctx context.Context, a accountSwitchArgs) any {
-		return envelopeOf(svc.turns.AccountSwitch(ctx, a.AgentID, a.AccountID))
-	})},
+	"accountSwitch": {call: typed(accountSwitch)},
 	"notices": {call: typed(func(svc *services, _ context.Context, a agentArgs) any {
 		return remote.Success(svc.turns.Notices(a.AgentID))
 	})},
@@ -106,6 +114,15 @@ var continuityRemotes = map[string]remoteMethod{
 		return envelopeOf(svc.cont.Manifest(ctx, a.ManifestID))
 	})},
 	"projection": {stored: true, call: typed(projection)},
+	"compactVisibleHistory": {call: typed(func(svc *services, _ context.Context, a compactArgs) any {
+		return envelopeOf(svc.turns.CompactVisibleHistory(a.AgentID, a.CompactionID))
+	})},
+	"openSource": {stored: true, call: typed(func(svc *services, ctx context.Context, a openSourceArgs) any {
+		return envelopeOf(svc.cont.OpenSource(ctx, a.ManifestID, a.Tier, a.Index))
+	})},
+	"startRun": {stored: true, call: typed(func(svc *services, ctx context.Context, a edgeArgs) any {
+		return envelopeOf(svc.cont.RetryRun(ctx, a.EdgeID))
+	})},
 	"boundary": {stored: true, call: typed(func(svc *services, ctx context.Context, a agentArgs) any {
 		return envelopeOf(svc.boundary.Decided(ctx, a.AgentID))
 	})},

@@ -103,6 +103,7 @@ func Serve(ctx context.Context, cfg Config) {
 		s.disp.cancelAll()
 		s.drain(s.disp.wait)
 	}
+	s.stream.OnLostFrame = s.frameLost
 	in := &readGate{ObjectStream: s.stream, open: make(chan struct{})}
 	s.conn = jsonrpc2.NewConn(ctx, in, s.disp, jsonrpc2.SetLogger(zapPrinter{cfg.Log}))
 	s.host = hostapi.NewClient(&hostCaller{conn: s.conn, stream: s.stream, log: s.log})

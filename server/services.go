@@ -157,7 +157,9 @@ func (svc *services) openStore(ctx context.Context, s *Server, dataDir string, e
 	if err != nil {
 		return storageError("the store", err)
 	}
-	cont, err := continuation.Open(ctx, db, s.host, emit, continuation.Options{Now: s.cfg.Now, TokenBudget: s.cfg.ProjectionBudget})
+	cont, err := continuation.Open(ctx, db, s.host, emit, continuation.Options{Now: s.cfg.Now, TokenBudget: s.cfg.ProjectionBudget,
+		Inherit: svc.inheritPolicy, Runs: runsCap(svc.caps, s.host),
+		Sources: sourcesCap(svc.caps, s.host)})
 	if err != nil {
 		return storageError("the continuation store", errors.Join(err, db.Close()))
 	}

@@ -117,8 +117,8 @@ func TestUnknownMethodAndBadParams(t *testing.T) {
 		t.Fatalf("bad params: %v %v", rerr, err)
 	}
 	_, rerr, err = h.CallRaw(ctxT(t), "llm/payload", []byte(`{"requestId":"r","sessionId":"s","turn":1,"step":1,"provider":"p","model":"m","purpose":"chat","payload":[1]}`))
-	if err != nil || rerr == nil || rerr.Code != -32602 {
-		t.Fatalf("payload not an object: %v %v", rerr, err)
+	if err != nil || rerr == nil || rerr.Code != -32001 || dataCode(rerr) != "COPILOT_CONTINUATION_INVALID_PAYLOAD" {
+		t.Fatalf("payload not an object: %v %v, want INVALID_PAYLOAD as the DSH Copilot filter answers", rerr, err)
 	}
 }
 

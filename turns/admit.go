@@ -81,7 +81,9 @@ func (a *admission) revokedErr() error {
 // requests of the turn are bound to that admission. Other providers are not
 // admitted (nil, nil).
 func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, error) {
-	if !m.opt.Providers.takesPart(req.Config.Provider) {
+	managed := m.opt.Providers.takesPart(req.Config.Provider)
+	m.noteRoute(req.SessionID, managed)
+	if !managed {
 		return nil, nil
 	}
 	if req.Turn < 0 || req.Step < 1 || req.RequestID == "" {
@@ -118,14 +120,7 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 	}
 	header := s.header
 	account := AccountDigest(req.AccountID)
-	changed := account != "" && account != s.account
-	if account == "" {
-		account = s.account
-	}
 	m.mu.Unlock()
-	if changed {
-		m.keepAccount(ctx, req.SessionID, account)
-	}
 
 	if header == nil && m.opt.Agents != nil {
 		// A lookup that fails leaves the birth evidence unknown, which
@@ -142,6 +137,23 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 	res, err := m.opt.Policy.Resolve(ctx, req.SessionID, header)
 	if err != nil {
 		return nil, err
+	}
+	// Only a turn that could pause needs the account of earlier
+	// processes (the database, the host's log); otherwise what this
+	// process saw decides whether the kept digest changes.
+	pausable := account != "" && !res.Enabled && !m.consentPending(req.SessionID)
+	prev := m.LastAccount(req.SessionID)
+	if pausable {
+		prev = m.previousAccount(ctx, req.SessionID, header)
+	}
+	switch {
+	case account == "":
+		account = prev
+	case account == prev:
+	case pausable && prev != "" && !m.acceptedAccount(req.SessionID, account):
+		return nil, m.accountSwitchPause(req.SessionID, req.Turn, account)
+	default:
+		m.keepAccount(ctx, req.SessionID, account)
 	}
 	a = &admission{
 		sessionID:  req.SessionID,

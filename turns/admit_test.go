@@ -169,6 +169,13 @@ func TestAccountOfHistory(t *testing.T) {
 	}
 	req := AgentRequest{SessionID: "s1", Turn: 1, Step: 1, RequestID: "r1", AccountID: "acct-B"}
 	req.Config.Provider, req.Config.Model = Provider, "m1"
+	// The policy is off: a request on another account pauses until the
+	// person chooses.
+	_, err := r.Admit(context.Background(), req)
+	wantCode(t, err, diag.AccountSwitchPaused)
+	if _, err := r.ChooseAccount(context.Background(), "s1", "acct-B", ChoiceKeepOff); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := r.Admit(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}

@@ -71,6 +71,7 @@ func (m *Manager) observeCompactionLocked(s *session, se hostapi.SessionEvent) {
 			return
 		}
 		br := &bracket{id: d.id, sessionID: s.id, turn: d.turn, state: StateRunning}
+		m.spendOnceLocked(s, br)
 		m.capturePolicyLocked(s, br)
 		b.open[br.id] = br
 		b.latestID = br.id

@@ -73,9 +73,19 @@ type Manager struct {
 
 // session is what the Manager knows about one session.
 type session struct {
-	id        string
-	header    *hostapi.SessionHeader
-	account   string // digest of the last account admitted with (or account/selected)
+	id      string
+	header  *hostapi.SessionHeader
+	account string // digest of the last account admitted with (or account/selected)
+	// accepted is the account the person chose to go on with after an
+	// account-switch pause (enable or keepOff): its next admission does
+	// not pause again.
+	accepted string
+	// unmanaged is set while the session's latest agent/request was for
+	// a provider that does not take part (continuity/accountSwitch then
+	// answers notManaged, so a client can hide the control).
+	unmanaged bool
+	// once is a pending visible-history compaction grant (compactonce.go).
+	once      *onceGrant
 	admitMu   sync.Mutex
 	current   *admission // the latest admission (possibly ended)
 	lastEnded int64      // highest turn that ended, -1 when none
@@ -177,7 +187,11 @@ func (m *Manager) Observe(ev hostapi.SessionEvent) {
 		}
 	case "account/selected":
 		if id := gjson.GetBytes(ev.Event.Data, "accountId"); id.Type == gjson.String && id.Str != "" {
+			// A host that sends the event switched deliberately, after
+			// its client asked continuity/accountSwitch (pi does): the
+			// account is accepted, agent/request does not pause for it.
 			s.account = AccountDigest(id.Str)
+			s.accepted = s.account
 		} else {
 			m.skipped(ev, "account/selected: data.accountId is not a non-empty string")
 		}

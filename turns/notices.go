@@ -40,6 +40,23 @@ type Notice struct {
 	// Continuation is a continuationReturn notice's offer (continuation
 	// makes it; the notices Remote lists it while its turn lasts).
 	Continuation *ContinuationChoice `json:"continuation,omitempty"`
+	// Details is the compact enabled disclosure's expansion (seed 003:
+	// "Details contain the disable action"), on the notices of a turn
+	// that runs with the policy on.
+	Details *NoticeDetails `json:"details,omitempty"`
+}
+
+// NoticeDetails is what a client shows when the person opens an enabled
+// notice: the disclosure's text key and the disable action, which the
+// client performs as githubCopilotSessionContinuation.set enabled false.
+type NoticeDetails struct {
+	DisclosureKey string   `json:"disclosureKey"`
+	Actions       []string `json:"actions"`
+}
+
+// enabledDetails are the details of every policy-on turn notice.
+func enabledDetails() *NoticeDetails {
+	return &NoticeDetails{DisclosureKey: "notice.enabled.details", Actions: []string{"disableContinuation"}}
 }
 
 // ContinuationChoice names a predecessor's current continuation and what

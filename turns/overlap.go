@@ -15,6 +15,11 @@ type overlap struct {
 	// payload has not been answered yet: a later step that comes before
 	// them overlaps them, it does not lack a boundary.
 	firstPending map[string]struct{}
+	// firstLost holds the step-1 requests of firstPending that were still
+	// waiting when a frame was lost on the wire (a host that died
+	// mid-write; answered -32700 with a null id): their payload may never
+	// come, so a later step does not wait on them — it has no boundary.
+	firstLost map[string]struct{}
 	// firstBy is the request whose payload set the turn's baseline. Another
 	// request's step-1 payload cannot be decided against it: at step 1 all
 	// reasoning is history, and the baseline would pass it as current.
@@ -44,11 +49,11 @@ func (a *admission) startPayload(req PayloadRequest) (finish func(ok bool), err 
 		err = diag.New(diag.ProcessingOverlap, "another payload of this turn is being filtered")
 	case req.Step == 1 && o.firstBy != "" && o.firstBy != req.RequestID && req.RetryOf != o.firstBy:
 		err = diag.New(diag.ProcessingOverlap, "step 1 of this turn was already filtered for another request")
-	case req.Step > 1 && !hadBaseline && len(o.firstPending) > 0:
+	case req.Step > 1 && !hadBaseline && len(o.firstPending) > len(o.firstLost):
 		err = diag.New(diag.ProcessingOverlap, "the first step of this turn has not been filtered yet")
 	}
 	if err != nil {
-		delete(o.firstPending, req.RequestID)
+		o.forget(req.RequestID)
 		return nil, err
 	}
 	o.filtering = true
@@ -56,9 +61,45 @@ func (a *admission) startPayload(req PayloadRequest) (finish func(ok bool), err 
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		o.filtering = false
-		delete(o.firstPending, req.RequestID)
+		o.forget(req.RequestID)
 		if ok && !hadBaseline && a.filter.HasBaseline() {
 			o.firstBy = req.RequestID
 		}
 	}, nil
+}
+
+// forget drops a request from the pending step-1 requests.
+func (o *overlap) forget(requestID string) {
+	delete(o.firstPending, requestID)
+	delete(o.firstLost, requestID)
+}
+
+// frameLost marks every step-1 request still pending as possibly lost.
+func (a *admission) frameLost() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	o := &a.overlap
+	for id := range o.firstPending {
+		if o.firstLost == nil {
+			o.firstLost = map[string]struct{}{}
+		}
+		o.firstLost[id] = struct{}{}
+	}
+}
+
+// FrameLost records that a frame could not be read (it was answered with a
+// null id, so nobody knows whose it was). A step-1 payload still pending
+// may have been that frame: the turn's later steps then fail with
+// TURN_BOUNDARY_UNAVAILABLE, as a cold mid-turn step does, instead of
+// PROCESSING_OVERLAP for a payload that is not being processed; a retry of
+// step 1 still sets the baseline. It runs on the read loop and only
+// touches memory.
+func (m *Manager) FrameLost() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range m.sessions {
+		if a := s.current; a != nil {
+			a.frameLost()
+		}
+	}
 }

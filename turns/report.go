@@ -19,7 +19,8 @@ func (m *Manager) filtered(a *admission, req PayloadRequest, out PayloadResult) 
 	a.mu.Unlock()
 	now := m.nowMs()
 	turn := a.turn
-	n := Notice{ID: turnNoticeID(turn), AgentID: a.sessionID, Turn: &turn, At: now, ExpiresAt: expires(now), RequestID: req.RequestID}
+	n := Notice{ID: turnNoticeID(turn), AgentID: a.sessionID, Turn: &turn, At: now, ExpiresAt: expires(now), RequestID: req.RequestID,
+		Details: enabledDetails()}
 	if c.Items > 0 {
 		n.Kind, n.TextKey, n.Outcome, n.Filtered = "filtered", "notice.filtered", OutcomeFiltered, &c
 	} else {

@@ -69,7 +69,7 @@ func TestProtocolMessagesHaveSchemas(t *testing.T) {
 		"wire/remote/invoke.params", "wire/remote/invoke.result", "wire/tool/call.params", "wire/tool/call.result",
 		"wire/settings/describe.params", "wire/settings/describe.result", "wire/settings/mutate.params", "wire/settings/mutate.result",
 		"wire/agents/get.params", "wire/agents/get.result", "wire/session/create.params", "wire/session/create.result",
-		"wire/session/read.params", "wire/session/read.result", "wire/remote/event.params",
+		"wire/session/read.params", "wire/session/read.result", "wire/session/run.params", "wire/session/run.result", "wire/remote/event.params",
 		"sessionevent/session/created.data", "sessionevent/turn/start.data", "sessionevent/step/start.data",
 		"sessionevent/turn/end.data", "sessionevent/user/message.data", "sessionevent/assistant/message.data",
 		"sessionevent/tool/result.data", "sessionevent/account/selected.data", "sessionevent/compaction/start.data",
@@ -77,6 +77,7 @@ func TestProtocolMessagesHaveSchemas(t *testing.T) {
 		"event/continuity.notice.args", "event/githubCopilotSessionContinuation.changed.args",
 		"remote/continuity/accountSwitch.args", "remote/continuity/accountSwitch.value",
 		"remote/continuity/notices.args", "remote/continuity/notices.value",
+		"remote/continuity/startRun.args", "remote/continuity/startRun.value",
 		"view/ComposerNotice", "view/AccountSwitchPrompt", "view/ReplayOffer",
 		"codes/copilot", "common/texts", "manifest",
 	}

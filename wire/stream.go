@@ -73,6 +73,11 @@ type Stream struct {
 	BeforeEOF func()
 	eofOnce   sync.Once
 
+	// OnLostFrame, when set, runs in the read loop each time a line is
+	// answered with a null id (not JSON, not an object, or over the frame
+	// limit): a request may have been in it, and nobody can say whose.
+	OnLostFrame func()
+
 	lastPause time.Time // read loop only
 }
 
@@ -119,6 +124,7 @@ func (s *Stream) ReadObject(v any) error {
 			s.log.Warn("frame too large", zap.Int64("limit", s.frames.max))
 			s.WriteError(nil, &Error{Code: CodeInvalidRequest, Message: "frame exceeds the frame limit",
 				Data: map[string]any{"code": diag.FrameTooLarge, "limit": s.frames.max}})
+			s.lostFrame()
 			continue
 		}
 		if err != nil {
@@ -172,6 +178,9 @@ func (s *Stream) decode(fr frame, v any) bool {
 	if rpcErr != nil {
 		s.log.Warn("malformed frame", zap.Int("code", rpcErr.Error.Code), zap.String("reason", rpcErr.Error.Message))
 		s.WriteError(rpcErr.ID, rpcErr.Error)
+		if rpcErr.ID == nil {
+			s.lostFrame()
+		}
 		return false
 	}
 	if m.value != nil {
@@ -192,6 +201,13 @@ func (s *Stream) decode(fr frame, v any) bool {
 		s.delivered = Request{ID: m.id, Params: owner}
 	}
 	return true
+}
+
+// lostFrame runs OnLostFrame, if set.
+func (s *Stream) lostFrame() {
+	if s.OnLostFrame != nil {
+		s.OnLostFrame()
+	}
 }
 
 // Close closes the underlying pipe.
