@@ -164,7 +164,12 @@ func TestDecompressionBombs(t *testing.T) {
 	if outcomes["200"]+outcomes["503 BODY_BUDGET_EXHAUSTED"] != 8 || outcomes["200"] < 2 {
 		t.Fatalf("eight at once: %v", outcomes)
 	}
-	if peak-base > budget {
-		t.Fatalf("eight at once took the peak to %d MiB from %d MiB, past the %d MiB budget", peak/mib, base/mib, budget/mib)
+	// The budget bounds the bodies held (two of these at once, 400 MiB);
+	// the process's peak also holds the compressed bodies, buffers not yet
+	// collected and the runtime's own, for which the binary gives the
+	// runtime a memory limit of the budget plus 256 MiB. Past that limit
+	// the budget is not what bounds the process.
+	if limit := int64(budget + 256*mib); peak-base > limit {
+		t.Fatalf("eight at once took the peak to %d MiB from %d MiB, past the %d MiB budget plus the runtime's 256 MiB", peak/mib, base/mib, budget/mib)
 	}
 }
