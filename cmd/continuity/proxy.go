@@ -25,7 +25,7 @@ import (
 // proxyCmd runs `continuity proxy`: the local Responses proxy for clients
 // that cannot load the plugin. It prints the listening address and the
 // status page's address (with the run's secret in the fragment) on stdout,
-// logs JSON lines on stderr, and runs until SIGINT or SIGTERM.
+// logs on stderr (--log-format), and runs until SIGINT or SIGTERM.
 func proxyCmd(args []string) int {
 	c := newCommand("proxy")
 	listen := c.String("listen", "127.0.0.1:8788", "address to listen on (loopback unless --allow-remote)")
@@ -36,11 +36,15 @@ func proxyCmd(args []string) int {
 	allowRemote := c.Bool("allow-remote", false, "allow listening on a non-loopback address")
 	headerTimeout := c.Duration("upstream-header-timeout", 10*time.Minute, "how long to wait for the upstream's response headers")
 	level := c.logLevel()
+	logger := c.logFormat()
 	if code, ok := c.parse(args, 0); !ok {
 		return code
 	}
+	if *upstream == "" {
+		return c.fail(2, "--upstream is required: the supplier's base URL, e.g. --upstream https://api.openai.com")
+	}
 	up, err := url.Parse(*upstream)
-	if *upstream == "" || err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
+	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return c.fail(2, "--upstream must be an http or https URL, e.g. --upstream https://api.openai.com")
 	}
 	if *def != "" && *def != "on" && *def != "off" {
@@ -58,7 +62,10 @@ func proxyCmd(args []string) int {
 	if !loopback && !*allowRemote {
 		return c.fail(2, "--listen %s is not a loopback address; anyone who can reach it could use your credentials' session through it. Pass --allow-remote to do so anyway", *listen)
 	}
-	log := newLogger(lvl)
+	log, err := logger(lvl)
+	if err != nil {
+		return c.fail(2, "%v", err)
+	}
 	defer log.Sync()
 
 	dir := dataDir()
