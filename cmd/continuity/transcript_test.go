@@ -14,8 +14,6 @@ import (
 	"github.com/continuity-dev/continuity/internal/testbin"
 )
 
-
-
 // transcriptSteps are the host's frames of docs/protocol.md's minimal
 // transcript, each with whether the plugin answers it (an id).
 var transcriptSteps = []struct {
