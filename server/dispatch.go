@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -90,7 +91,7 @@ type dispatcher struct {
 
 type inflight struct {
 	method    string
-	cancel    context.CancelFunc
+	cancel    context.CancelCauseFunc
 	cancelled atomic.Bool
 }
 
@@ -144,12 +145,12 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 		d.runInline(in.ID, m, params)
 		return
 	}
-	ctx, cancel := context.WithCancel(d.base)
+	ctx, cancel := context.WithCancelCause(d.base)
 	f := &inflight{method: req.Method, cancel: cancel}
 	d.mu.Lock()
 	if _, dup := d.inflight[in.ID.Key()]; dup {
 		d.mu.Unlock()
-		cancel()
+		cancel(nil)
 		if m.opens {
 			d.gate.finish(false, d.apply)
 		}
@@ -168,7 +169,7 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 		d.mu.Lock()
 		delete(d.inflight, in.ID.Key())
 		d.mu.Unlock()
-		cancel()
+		cancel(nil)
 		if f.cancelled.Load() {
 			if err == nil && m.onCancel != nil {
 				m.onCancel(params.Bytes())
@@ -218,7 +219,7 @@ func (d *dispatcher) cancelRequest(params []byte) {
 	d.mu.Unlock()
 	if f != nil {
 		f.cancelled.Store(true)
-		f.cancel()
+		f.cancel(errCancelledByHost)
 	}
 }
 
@@ -271,14 +272,23 @@ func (d *dispatcher) running() []string {
 	return methods
 }
 
-// cancelAll cancels every running request (used at EOF).
-func (d *dispatcher) cancelAll() {
+// cancelAll cancels every running request (at EOF and at shutdown) with
+// cause, which a request that fails for it can report instead of whatever
+// its cancelled store or host call said (context.Cause).
+func (d *dispatcher) cancelAll(cause error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, f := range d.inflight {
-		f.cancel()
+		f.cancel(cause)
 	}
 }
+
+// The causes of a running request's cancellation.
+var (
+	errInputEnded      = errors.New("the host's input ended (stdin closed) while the request ran")
+	errShutdown        = errors.New("the host asked to shut down while the request ran")
+	errCancelledByHost = errors.New("the host cancelled the request ($/cancelRequest)")
+)
 
 func clip(s string) string {
 	if len(s) > 64 {

@@ -45,7 +45,7 @@ func TestExitDeadlineLogsRequestsLeft(t *testing.T) {
 	}()
 	<-started
 	<-started
-	d.cancelAll()
+	d.cancelAll(errInputEnded)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	begun := time.Now()

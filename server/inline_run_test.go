@@ -46,7 +46,7 @@ func TestRunInlineHoldsNoticesUntilTheReplyIsWritten(t *testing.T) {
 
 	out.Reset()
 	ran = false
-	d.inflight[id.Key()] = &inflight{method: "agent/request", cancel: func() {}}
+	d.inflight[id.Key()] = &inflight{method: "agent/request", cancel: func(error) {}}
 	d.runInline(id, m, nil)
 	if ran || !strings.Contains(out.String(), `"id":7,"error":{"code":-32600`) {
 		t.Fatalf("a duplicate id: ran %v, answered %q", ran, out.String())

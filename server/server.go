@@ -100,7 +100,7 @@ func Serve(ctx context.Context, cfg Config) {
 		// arrive, so running requests are cancelled and get what is left
 		// of the drain budget to write their replies before the
 		// connection closes.
-		s.disp.cancelAll()
+		s.disp.cancelAll(errInputEnded)
 		s.drain(s.disp.wait)
 	}
 	s.stream.OnLostFrame = s.frameLost
@@ -109,14 +109,17 @@ func Serve(ctx context.Context, cfg Config) {
 	s.host = hostapi.NewClient(&hostCaller{conn: s.conn, stream: s.stream, log: s.log})
 	close(in.open)
 
+	cause := errInputEnded
 	select {
 	case <-s.conn.DisconnectNotify():
 		s.log.Info("stdin closed")
 	case <-s.shutdown:
 		s.log.Info("shutdown requested")
+		cause = errShutdown
 	case <-ctx.Done():
+		cause = context.Cause(ctx)
 	}
-	s.disp.cancelAll()
+	s.disp.cancelAll(cause)
 	s.drain(s.disp.wait)
 	s.drain(s.closeServices)
 }

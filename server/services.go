@@ -102,6 +102,9 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 	svc.policy = settings.NewPolicy(store, settings.WithClock(s.cfg.Now))
 	act := activation{State: "ready"}
 	if err := svc.policy.Activate(ctx); err != nil {
+		if cut := interrupted(ctx); cut != nil {
+			err = cut
+		}
 		act = failedActivation(err)
 		s.log.Error("activation failed", zapCode(act.Code), zap.Error(err))
 		svc.activationErr.Store(&err)
@@ -115,6 +118,14 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 	svc.consent = remote.NewConsent()
 	if storeErr == nil {
 		storeErr = svc.openStore(ctx, s, dataDir, emit)
+		if cut := interrupted(ctx); storeErr != nil && cut != nil {
+			// The store did not fail: opening it was cut short, and the
+			// data directory may be perfectly usable.
+			if act.State == "ready" {
+				s.log.Error("activation did not finish", zapCode(diag.InitializationFailed), zap.Error(cut))
+			}
+			svc.storeErr, act, storeErr = cut, failedActivation(cut), nil
+		}
 	}
 	// A nil interface, not a typed nil, when the store could not open:
 	// the account then lives only as long as the process.
@@ -174,6 +185,19 @@ func (svc *services) openStore(ctx context.Context, s *Server, dataDir string, e
 	svc.db, svc.cont, svc.boundary, svc.accounts = db, cont, b, accounts
 	svc.decider = newDecider(s.base, b, s.log)
 	return nil
+}
+
+// interrupted is the activation failure of an initialize whose request was
+// cancelled — the host's input ended, it asked to shut down or cancelled
+// initialize — so that the host reads that cause, not the "context
+// canceled" of whichever store or settings call was running when it came.
+func interrupted(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	if cause == nil {
+		return nil
+	}
+	return diag.Wrap(diag.InitializationFailed, "activation did not finish: "+cause.Error()+
+		"; keep the plugin's stdin open until the initialize answer arrives", cause)
 }
 
 // usableDir creates dir when it is missing.

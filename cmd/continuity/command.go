@@ -21,7 +21,9 @@ type command struct {
 }
 
 func newCommand(name string) command {
-	return command{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), name: name}
+	c := command{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), name: name}
+	c.Usage = c.usage
+	return c
 }
 
 // fail prints a message naming the command on stderr and returns code.

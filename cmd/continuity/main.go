@@ -26,7 +26,7 @@ commands:
   run        run codex or opencode through the data directory's proxy, starting one if none runs (run [--upstream URL] codex [ARGS...])
   scenario   run or validate your own scenario file (scenario run FILE)
   serve      serve the plugin protocol on stdin/stdout (hosts start this)
-  version    print the version
+  version    print the version, commit and Go version (also --version)
 `
 
 // commands are the subcommands by name; each returns its exit code.
@@ -57,8 +57,11 @@ func main() {
 		os.Exit(2)
 	}
 	name := os.Args[1]
-	if name == "-h" || name == "--help" {
+	switch name {
+	case "-h", "--help":
 		name = "help"
+	case "-version", "--version", "-V":
+		name = "version"
 	}
 	run, ok := commands[name]
 	if !ok {

@@ -21,8 +21,9 @@ import (
 
 // proxyCmd runs `continuity proxy`: the local Responses proxy for clients
 // that cannot load the plugin. It prints the listening address and the
-// status page's address (with the page secret kept in the data directory, in the fragment) on stdout,
-// logs JSON lines on stderr, and runs until SIGINT or SIGTERM.
+// status page's address (with the page secret kept in the data directory,
+// in the fragment) on stdout, logs on stderr (--log-format), and runs until
+// SIGINT or SIGTERM.
 func proxyCmd(args []string) int {
 	c := newCommand("proxy")
 	listen := c.String("listen", defaultListen, "address to listen on (loopback unless --allow-remote)")
@@ -36,11 +37,12 @@ func proxyCmd(args []string) int {
 	headerTimeout := c.Duration("upstream-header-timeout", 10*time.Minute, "how long to wait for the upstream's response headers")
 	level := c.logLevel()
 	limits := limitFlags(c)
+	logger := c.logFormat()
 	if code, ok := c.parse(args, 0); !ok {
 		return code
 	}
 	if ups.root == nil && len(ups.named) == 0 {
-		return c.fail(2, "--upstream must be an http or https URL, e.g. --upstream https://api.openai.com")
+		return c.fail(2, "--upstream is required: the supplier's base URL, e.g. --upstream https://api.openai.com")
 	}
 	if *def != "" && *def != "on" && *def != "off" {
 		return c.fail(2, "--default must be on or off")
@@ -61,7 +63,10 @@ func proxyCmd(args []string) int {
 	if !loopback && !*allowRemote {
 		return c.fail(2, "--listen %s is not a loopback address; anyone who can reach it could use your credentials' session through it. Pass --allow-remote to do so anyway", *listen)
 	}
-	log := newLogger(lvl)
+	log, err := logger(lvl)
+	if err != nil {
+		return c.fail(2, "%v", err)
+	}
 	defer log.Sync()
 
 	dir := dataDir()

@@ -13,10 +13,6 @@ import (
 	"github.com/continuity-dev/continuity/wire"
 )
 
-func version() string {
-	return "continuity " + server.Version + " (protocol " + server.ProtocolVersion + ")"
-}
-
 // serve runs the plugin over stdio. stdout belongs to the protocol: the real
 // stdout is taken for frames and os.Stdout is pointed at stderr so that no
 // stray print can corrupt a frame. SIGINT is ignored: the host owns the

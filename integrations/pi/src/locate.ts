@@ -2,7 +2,7 @@
 // downloaded: the binary comes from CONTINUITY_BIN, else from the
 // per-platform optional dependency package that carries it (the way
 // @openai/codex ships its native binary), else from PATH. scripts/pack-pi
-// (cmd/pack-pi) builds those packages and packs the extension with
+// (cmd/pack) builds those packages and packs the extension with
 // optionalDependencies on them.
 import { appendFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";

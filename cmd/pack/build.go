@@ -18,9 +18,14 @@ func goEnv(t target) []string {
 
 // buildBinary cross-compiles cmd/continuity for t into dst. -trimpath keeps
 // the build machine's paths out of a binary that is published; -s -w drop
-// the symbol and DWARF tables nobody debugs a release with.
-func buildBinary(ctx context.Context, repo string, t target, dst string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", dst, "./cmd/continuity")
+// the symbol and DWARF tables nobody debugs a release with; the commit is
+// stamped for `continuity --version` (main.stampedCommit).
+func buildBinary(ctx context.Context, repo string, t target, dst, commit string) error {
+	ldflags := "-s -w"
+	if commit != "" {
+		ldflags += " -X 'main.stampedCommit=" + commit + "'"
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags="+ldflags, "-o", dst, "./cmd/continuity")
 	cmd.Dir, cmd.Env = repo, goEnv(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building the binary for %s (GOOS=%s GOARCH=%s): %w\n%s", t, t.goos, t.goarch, err, out)

@@ -1,4 +1,8 @@
-package e2e_test
+// Package npmregistry is an npm registry double on loopback for the tests
+// that install continuity's packages the way a person will once they are
+// published: the real npm resolves them, and their optional platform
+// packages, from it. It lives apart from the product (no binary links it).
+package npmregistry
 
 import (
 	"archive/tar"
@@ -19,13 +23,13 @@ import (
 	"testing"
 )
 
-// registry is an npm registry double on loopback: it serves the packuments
-// and tarballs of the packages pack-pi made, the way the npm registry will
-// once they are published, so the real npm that `pi install npm:…` runs
-// resolves the extension and its optional platform packages from it. The
-// platform packages not built here are listed with their os and cpu, as
-// published ones would be, and their tarballs must never be asked for.
-type registry struct {
+// Registry serves the packuments and tarballs of the packages cmd/pack
+// made, the way the npm registry will once they are published, so the real
+// npm (of `npm install`, `npx`, `pi install npm:…`) resolves a package and
+// its optional platform packages from it. The platform packages not built
+// here are listed with their os and cpu, as published ones would be, and
+// their tarballs must never be asked for.
+type Registry struct {
 	srv       *httptest.Server
 	docs      map[string][]byte // package name → packument
 	tarballs  map[string][]byte // file name → bytes
@@ -33,11 +37,12 @@ type registry struct {
 	requested []string
 }
 
-// startRegistry serves the given tarballs, and the five platform packages'
-// entries, for the packed extension's optionalDependencies.
-func startRegistry(t *testing.T, tarballs ...string) *registry {
+// Start serves the given tarballs, and an entry for every other platform
+// package the packed packages' optionalDependencies name, until the test
+// ends.
+func Start(t *testing.T, tarballs ...string) *Registry {
 	t.Helper()
-	reg := &registry{docs: map[string][]byte{}, tarballs: map[string][]byte{}}
+	reg := &Registry{docs: map[string][]byte{}, tarballs: map[string][]byte{}}
 	reg.srv = httptest.NewServer(http.HandlerFunc(reg.serve))
 	t.Cleanup(reg.srv.Close)
 	var optional map[string]string
@@ -46,7 +51,7 @@ func startRegistry(t *testing.T, tarballs ...string) *registry {
 		if err != nil {
 			t.Fatal(err)
 		}
-		manifest := tarManifest(t, path, b)
+		manifest := Manifest(t, path, b)
 		var m struct {
 			Name     string            `json:"name"`
 			Version  string            `json:"version"`
@@ -55,8 +60,11 @@ func startRegistry(t *testing.T, tarballs ...string) *registry {
 		if err := json.Unmarshal(manifest, &m); err != nil {
 			t.Fatalf("%s: package.json: %v", path, err)
 		}
-		if m.Optional != nil {
-			optional = m.Optional
+		for name, version := range m.Optional {
+			if optional == nil {
+				optional = map[string]string{}
+			}
+			optional[name] = version
 		}
 		file := filepath.Base(path)
 		reg.tarballs[file] = b
@@ -76,7 +84,7 @@ func startRegistry(t *testing.T, tarballs ...string) *registry {
 
 // publish adds a packument for one version, with dist's tarball URL and
 // digests as npm checks them.
-func (reg *registry) publish(t *testing.T, name, version string, manifest []byte, file string, tarball []byte) {
+func (reg *Registry) publish(t *testing.T, name, version string, manifest []byte, file string, tarball []byte) {
 	t.Helper()
 	var v map[string]any
 	if err := json.Unmarshal(manifest, &v); err != nil {
@@ -95,7 +103,7 @@ func (reg *registry) publish(t *testing.T, name, version string, manifest []byte
 	reg.docs[name] = doc
 }
 
-func (reg *registry) serve(w http.ResponseWriter, r *http.Request) {
+func (reg *Registry) serve(w http.ResponseWriter, r *http.Request) {
 	reg.mu.Lock()
 	reg.requested = append(reg.requested, r.URL.Path)
 	reg.mu.Unlock()
@@ -113,15 +121,19 @@ func (reg *registry) serve(w http.ResponseWriter, r *http.Request) {
 	http.NotFound(w, r)
 }
 
-// paths is every path asked for, in order.
-func (reg *registry) paths() []string {
+// URL is the registry's address, for npm_config_registry (with a trailing
+// slash, as npm wants it).
+func (reg *Registry) URL() string { return reg.srv.URL + "/" }
+
+// Paths is every path asked for, in order.
+func (reg *Registry) Paths() []string {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
 	return append([]string(nil), reg.requested...)
 }
 
-// tarManifest reads package/package.json out of an npm tarball.
-func tarManifest(t *testing.T, path string, tgz []byte) []byte {
+// Manifest reads package/package.json out of an npm tarball.
+func Manifest(t *testing.T, path string, tgz []byte) []byte {
 	t.Helper()
 	zr, err := gzip.NewReader(bytes.NewReader(tgz))
 	if err != nil {

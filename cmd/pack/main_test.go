@@ -11,14 +11,14 @@ import (
 	"github.com/continuity-dev/continuity/server"
 )
 
-func runPackPi(args ...string) (code int, stdout, stderr string) {
+func runPack(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = run(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
 func TestCheckNamesEveryPlatform(t *testing.T) {
-	code, out, errs := runPackPi("-check")
+	code, out, errs := runPack("-check")
 	if code != 0 {
 		t.Fatalf("-check exited %d: %s", code, errs)
 	}
@@ -32,10 +32,10 @@ func TestCheckNamesEveryPlatform(t *testing.T) {
 // TestRunRefuses: bad flags and a version the binary does not carry stop
 // the run with a message, before anything is built or written.
 func TestRunRefuses(t *testing.T) {
-	if code, _, errs := runPackPi("-platforms", "beos-x64"); code != 1 || !strings.Contains(errs, `unknown platform "beos-x64"`) {
+	if code, _, errs := runPack("-platforms", "beos-x64"); code != 1 || !strings.Contains(errs, `unknown platform "beos-x64"`) {
 		t.Errorf("unknown platform: exit %d, %s", code, errs)
 	}
-	if code, _, errs := runPackPi("extra"); code != 2 || !strings.Contains(errs, `unexpected argument "extra"`) {
+	if code, _, errs := runPack("extra"); code != 2 || !strings.Contains(errs, `unexpected argument "extra"`) {
 		t.Errorf("stray argument: exit %d, %s", code, errs)
 	}
 	repo := t.TempDir()
@@ -47,7 +47,7 @@ func TestRunRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(repo, "out")
-	code, _, errs := runPackPi("-repo", repo, "-out", out)
+	code, _, errs := runPack("-repo", repo, "-out", out)
 	if code != 1 || !strings.Contains(errs, "the extension's version is 99.0.0 but the binary's (server.Version) is "+server.Version) {
 		t.Errorf("version mismatch: exit %d, %s", code, errs)
 	}

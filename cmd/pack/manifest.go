@@ -79,7 +79,8 @@ func (e extension) packedManifest() ([]byte, error) {
 
 // platformManifest is the package.json of t's binary package. os and cpu
 // make npm skip it on every other platform; it declares no bin, because
-// the extension starts the binary by its path and nothing belongs on PATH.
+// the extension and the CLI package's launcher start the binary by its
+// path, and only the launcher belongs on PATH.
 type platformManifest struct {
 	Name        string   `json:"name"`
 	Version     string   `json:"version"`
@@ -94,7 +95,7 @@ func (e extension) platformManifest(t target) ([]byte, error) {
 	m := platformManifest{
 		Name:        t.packageName(),
 		Version:     e.version,
-		Description: fmt.Sprintf("The continuity binary for %s, started by %s", t, e.name),
+		Description: fmt.Sprintf("The continuity binary for %s, started by %s and %s", t, cliPackage, e.name),
 		License:     e.license,
 		OS:          []string{t.platform},
 		CPU:         []string{t.arch},
@@ -106,6 +107,6 @@ func (e extension) platformManifest(t target) ([]byte, error) {
 
 // platformReadme is the one line a platform package's page says.
 func (e extension) platformReadme(t target) []byte {
-	return fmt.Appendf(nil, "# %s\n\nThe `continuity` binary (%s %s) that %s starts; install %s, not this package.\n",
-		t.packageName(), e.version, t, e.name, e.name)
+	return fmt.Appendf(nil, "# %s\n\nThe `continuity` binary (%s %s) that %s and %s start; install one of them, not this package.\n",
+		t.packageName(), e.version, t, cliPackage, e.name)
 }

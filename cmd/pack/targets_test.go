@@ -30,7 +30,7 @@ func TestEveryPlatformCrossCompiles(t *testing.T) {
 
 func TestSelectTargets(t *testing.T) {
 	all, err := selectTargets("all")
-	if err != nil || len(all) != 5 {
+	if err != nil || len(all) != 6 {
 		t.Fatalf("all: %v %v", all, err)
 	}
 	two, err := selectTargets("darwin-arm64, win32-x64")
@@ -52,7 +52,7 @@ func TestSelectTargets(t *testing.T) {
 // TestNodeNames: the package names use Node's process.platform and
 // process.arch, which locate.ts puts together, not Go's names.
 func TestNodeNames(t *testing.T) {
-	want := []string{"linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "win32-x64"}
+	want := []string{"linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "win32-x64", "win32-arm64"}
 	for i, tg := range targets {
 		if tg.packageName() != "@continuity-dev/continuity-"+want[i] {
 			t.Errorf("target %d is %s", i, tg.packageName())

@@ -69,7 +69,7 @@ func TestPlatformManifest(t *testing.T) {
 		len(m.OS) != 1 || m.OS[0] != "win32" || len(m.CPU) != 1 || m.CPU[0] != "x64" {
 		t.Fatalf("platform manifest: %s", b)
 	}
-	if readme := string(ext.platformReadme(win)); !strings.Contains(readme, "install @continuity-dev/pi-continuity") {
+	if readme := string(ext.platformReadme(win)); !strings.Contains(readme, "@continuity-dev/continuity and @continuity-dev/pi-continuity start; install one of them") {
 		t.Fatalf("README: %s", readme)
 	}
 }

@@ -14,13 +14,15 @@ type target struct {
 	goos, goarch   string
 }
 
-// targets are the platforms pi runs on that the binary is built for.
+// targets are the platforms the binary is built for: the npm platform
+// packages and the release archives.
 var targets = []target{
 	{platform: "linux", arch: "x64", goos: "linux", goarch: "amd64"},
 	{platform: "linux", arch: "arm64", goos: "linux", goarch: "arm64"},
 	{platform: "darwin", arch: "x64", goos: "darwin", goarch: "amd64"},
 	{platform: "darwin", arch: "arm64", goos: "darwin", goarch: "arm64"},
 	{platform: "win32", arch: "x64", goos: "windows", goarch: "amd64"},
+	{platform: "win32", arch: "arm64", goos: "windows", goarch: "arm64"},
 }
 
 // platformScope prefixes every platform package's name. locate.ts looks

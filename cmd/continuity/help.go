@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// help is what a subcommand's -h prints around its flags: the synopsis
+// lines and examples a person copies from.
+type help struct {
+	synopsis []string
+	summary  string
+	examples []string
+}
+
+// helps holds every subcommand's help by the name newCommand is given;
+// TestEveryCommandHasHelp holds it to the commands table.
+var helps = map[string]help{
+	"serve": {
+		synopsis: []string{"continuity serve [--data-dir DIR] [--log-level LEVEL] [--max-frame-bytes N] [--projection-budget TOKENS]"},
+		summary:  "Serves the plugin protocol (docs/protocol.md) on stdin and stdout; hosts start this as a child. Logs go to stderr as JSON lines.",
+		examples: []string{
+			"continuity serve --data-dir ~/.local/state/continuity",
+			"continuity scenario run my-switch.json   # drive serve through a scenario instead of by hand",
+		},
+	},
+	"proxy": {
+		synopsis: []string{"continuity proxy --upstream URL [--listen 127.0.0.1:PORT] [--data-dir DIR] [--default on|off] [--rule provenance|turn] [--log-format text|json|auto]"},
+		summary:  "The local Responses proxy for Codex CLI, opencode, pi and any Responses client: it omits reasoning another account issued from each request of a session whose policy is on.",
+		examples: []string{
+			"continuity proxy --upstream https://api.openai.com",
+			"continuity proxy --upstream https://api.openai.com --listen 127.0.0.1:9000 --log-format json",
+		},
+	},
+	"policy": {
+		synopsis: []string{
+			"continuity policy [--data-dir DIR] SESSION on|off|default",
+			"continuity policy [--data-dir DIR] SESSION",
+			"continuity policy [--data-dir DIR] --default on|off",
+		},
+		summary: "Sets or prints a session's visible-history continuation policy, or the default of sessions first seen from now on.",
+		examples: []string{
+			"continuity policy ses_0123 on",
+			"continuity policy --default off",
+		},
+	},
+	"demo": {
+		synopsis: []string{"continuity demo [--scenario NAME] [--bypass] [--log]", "continuity demo --list"},
+		summary:  "Runs a shipped account-switch scenario on the embedded host double against a supplier double; needs no network and no account.",
+		examples: []string{"continuity demo", "continuity demo --list", "continuity demo --scenario NAME --bypass"},
+	},
+	"bench": {
+		synopsis: []string{"continuity bench [--quick] [--sizes LIST] [--runs N] [--out DIR] [--no-node] [--strict]"},
+		summary:  "Measures the filter and the wire against SHA-256, encoding/json and Node.js; writes bench.json and bench.md.",
+		examples: []string{"continuity bench --quick", "continuity bench --sizes 1MiB,16MiB --out /tmp/bench"},
+	},
+	"scenario run": {
+		synopsis: []string{"continuity scenario run [--bypass] [--binary PATH] [--log] FILE"},
+		summary:  "Plays a scenario file (docs/scenarios.md) against the real binary: host double, supplier double, every step checked.",
+		examples: []string{"continuity scenario run my-switch.json", "continuity scenario run --bypass my-switch.json"},
+	},
+	"scenario validate": {
+		synopsis: []string{"continuity scenario validate FILE"},
+		summary:  "Checks a scenario file against its schema without running it; each error names the field (a JSON pointer) and what to change.",
+		examples: []string{"continuity scenario validate my-switch.json"},
+	},
+}
+
+// usage prints name's help and then its flags, as -h shows them.
+func (c command) usage() {
+	out := c.Output()
+	h, ok := helps[c.name]
+	if !ok {
+		fmt.Fprintf(out, "usage: continuity %s [flags]\n\nflags:\n", c.name)
+		c.PrintDefaults()
+		return
+	}
+	fmt.Fprintf(out, "usage: %s\n", strings.Join(h.synopsis, "\n       "))
+	fmt.Fprintf(out, "\n%s\n\nflags:\n", h.summary)
+	c.PrintDefaults()
+	fmt.Fprintf(out, "\nexamples:\n  %s\n", strings.Join(h.examples, "\n  "))
+}
