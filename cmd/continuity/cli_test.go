@@ -54,7 +54,7 @@ func TestProxyFlagErrors(t *testing.T) {
 		want string
 	}{
 		{nil, "continuity proxy: --upstream is required: the supplier's base URL, e.g. --upstream https://api.openai.com"},
-		{[]string{"--upstream", "ftp://x"}, "--upstream must be an http or https URL"},
+		{[]string{"--upstream", "ftp://x"}, `"ftp://x" is not an http or https URL`},
 		{[]string{"--upstream", "http://127.0.0.1:9", "--log-format", "xml"}, `--log-format must be text, json or auto, not "xml"`},
 	} {
 		code, out := testbin.Run(t, nil, append([]string{"proxy", "--listen", "127.0.0.1:0", "--data-dir", dir}, c.args...)...)

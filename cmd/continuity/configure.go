@@ -20,24 +20,6 @@ func configureCmd(args []string) int {
 	dryRun := c.Bool("dry-run", false, "print the change as a diff and write nothing")
 	undo := c.Bool("undo", false, "put the file back exactly as it was before continuity configure changed it")
 	force := c.Bool("force", false, "with --undo: restore even though the file changed since continuity wrote it")
-	c.Usage = func() {
-		fmt.Fprint(c.Output(), `usage: continuity configure [flags] codex|opencode|pi
-
-Points the client's configuration at the proxy, keeping every other setting
-and comment; saves the file as it was beside it (FILE.continuity-backup).
-  codex     $CODEX_HOME/config.toml or ~/.codex/config.toml: model_provider and [model_providers.continuity]
-  opencode  ~/.config/opencode/opencode.jsonc or opencode.json: provider.openai.options.baseURL
-  pi        ~/.pi/agent/models.json: providers.openai.baseUrl
-
-examples:
-  continuity configure --dry-run codex
-  continuity configure codex
-  continuity configure --undo codex
-
-flags:
-`)
-		c.PrintDefaults()
-	}
 	client, code, ok := parseWithOne(c, args, "a client: codex, opencode or pi")
 	if !ok {
 		return code

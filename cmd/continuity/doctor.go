@@ -33,17 +33,6 @@ func (d *doctor) problem(fix, format string, a ...any) {
 func doctorCmd(args []string) int {
 	c := newCommand("doctor")
 	dataDir := c.dataDir("data directory (default: the user state directory's continuity/)")
-	c.Usage = func() {
-		fmt.Fprint(c.Output(), `usage: continuity doctor [--data-dir DIR]
-
-Checks the data directory and its database, the proxy registered for it,
-the upstream it forwards to, and whether Codex, opencode and pi are
-pointed at it. Exits 1 when it finds a problem.
-
-flags:
-`)
-		c.PrintDefaults()
-	}
 	if code, ok := c.parse(args, 0); !ok {
 		return code
 	}

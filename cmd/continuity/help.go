@@ -25,20 +25,55 @@ var helps = map[string]help{
 		},
 	},
 	"proxy": {
-		synopsis: []string{"continuity proxy --upstream URL [--listen 127.0.0.1:PORT] [--data-dir DIR] [--default on|off] [--rule provenance|turn] [--log-format text|json|auto]"},
+		synopsis: []string{"continuity proxy --upstream [NAME=]URL... [--listen 127.0.0.1:PORT] [--data-dir DIR] [--default on|off] [--rule provenance|turn] [--log-format text|json|auto]"},
 		summary:  "The local Responses proxy for Codex CLI, opencode, pi and any Responses client: it omits reasoning another account issued from each request of a session whose policy is on.",
 		examples: []string{
 			"continuity proxy --upstream https://api.openai.com",
 			"continuity proxy --upstream https://api.openai.com --listen 127.0.0.1:9000 --log-format json",
+			"continuity proxy --upstream openai=https://api.openai.com --upstream gemini=https://generativelanguage.googleapis.com",
 		},
+	},
+	"page": {
+		synopsis: []string{"continuity page [--data-dir DIR]"},
+		summary:  "Prints the status page's address with its key, the same across restarts of the proxy on this data directory.",
+		examples: []string{"continuity page"},
+	},
+	"configure": {
+		synopsis: []string{"continuity configure [--dry-run] [--proxy URL] [--config FILE] codex|opencode|pi", "continuity configure --undo [--force] codex|opencode|pi"},
+		summary: `Points the client's configuration at the proxy, keeping every other setting
+and comment; saves the file as it was beside it (FILE.continuity-backup).
+  codex     $CODEX_HOME/config.toml or ~/.codex/config.toml: model_provider and [model_providers.continuity]
+  opencode  ~/.config/opencode/opencode.jsonc or opencode.json: provider.openai.options.baseURL
+  pi        ~/.pi/agent/models.json: providers.openai.baseUrl`,
+		examples: []string{"continuity configure --dry-run codex", "continuity configure codex", "continuity configure --undo codex"},
+	},
+	"run": {
+		synopsis: []string{"continuity run [--upstream URL] [--data-dir DIR] codex|opencode [ARGS...]"},
+		summary: `Runs the client through the data directory's proxy, starting one if none
+runs; ARGS go to the client. The client's configuration files are not
+changed. A proxy started here stops after the last continuity run ends; if
+none can start, the client is not started.`,
+		examples: []string{
+			"continuity run --upstream https://api.openai.com codex",
+			`continuity run codex exec "fix the failing test"`,
+			`continuity run opencode run "explain this repository"`,
+		},
+	},
+	"doctor": {
+		synopsis: []string{"continuity doctor [--data-dir DIR]"},
+		summary: `Checks the data directory and its database, the proxy registered for it,
+the upstream it forwards to, and whether Codex, opencode and pi are
+pointed at it. Exits 1 when it finds a problem, each with its fix.`,
+		examples: []string{"continuity doctor"},
 	},
 	"policy": {
 		synopsis: []string{
-			"continuity policy [--data-dir DIR] SESSION on|off|default",
+			"continuity policy [--data-dir DIR] [--create] SESSION on|off|default",
 			"continuity policy [--data-dir DIR] SESSION",
+			"continuity policy [--data-dir DIR]",
 			"continuity policy [--data-dir DIR] --default on|off",
 		},
-		summary: "Sets or prints a session's visible-history continuation policy, or the default of sessions first seen from now on.",
+		summary: "Sets or prints a session's visible-history continuation policy as the proxy applies it, lists the sessions seen with no SESSION, or sets the default of sessions first seen from now on (one default, shared by the plugin, pi and the proxy).",
 		examples: []string{
 			"continuity policy ses_0123 on",
 			"continuity policy --default off",

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -40,22 +39,6 @@ func runCmd(args []string) int {
 	dataDir := c.dataDir("data directory (default: the user state directory's continuity/)")
 	envKey := c.String("env-key", "", "codex: the environment variable holding the API key (default: Codex's own sign-in)")
 	provider := c.String("provider", "openai", "opencode: the provider whose base URL moves to the proxy")
-	c.Usage = func() {
-		fmt.Fprint(c.Output(), `usage: continuity run [flags] codex|opencode [ARGS...]
-
-Runs the client through the data directory's proxy, starting one if none
-runs; ARGS go to the client. The client's configuration files are not
-changed. A proxy started here stops after the last continuity run ends.
-
-examples:
-  continuity run --upstream https://api.openai.com codex
-  continuity run codex exec "fix the failing test"
-  continuity run opencode run "explain this repository"
-
-flags:
-`)
-		c.PrintDefaults()
-	}
 	if err := c.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return 0
 	} else if err != nil {
