@@ -10,6 +10,9 @@ import { type Started, start } from "./plugin.ts";
 import { StepRequests } from "./requests.ts";
 import type { Peer } from "./rpc.ts";
 import { Texts } from "./texts.ts";
+import { COMMAND_MESSAGE } from "./printmode.ts";
+import { Issuers, type Rule } from "./provenance.ts";
+import { readRule } from "./rule.ts";
 import { Prompts } from "./ui.ts";
 
 /** HEADER_ENTRY keeps the birth evidence the plugin gave a successor it created. */
@@ -22,6 +25,9 @@ export class Extension {
 	plugin: Started | undefined;
 	private starting: Promise<Started> | undefined;
 	private readonly logs = new Map<string, SessionLog>();
+	private readonly issued = new Map<string, Issuers>();
+	/** ruleUnreadable: the unreadable rule setting was reported already (once per process). */
+	private ruleUnreadable = false;
 	/** Headers of sessions this process created for the plugin (session/create). */
 	readonly seeded = new Map<string, BirthHeader>();
 	/** Sessions whose turn the plugin ended (a continuation): later calls are stopped quietly. */
@@ -87,6 +93,28 @@ export class Extension {
 		return log;
 	}
 
+	/** issuers is the issuance record of ctx's current session, read from its entries on first use. */
+	issuers(ctx: ExtensionContext): Issuers {
+		const sm = ctx.sessionManager;
+		const id = sm.getSessionId();
+		let is = this.issued.get(id);
+		if (!is) {
+			is = new Issuers(sm.getEntries() as { type: string; customType?: string; data?: unknown }[], (t, d) => this.pi.appendEntry(t, d));
+			this.issued.set(id, is);
+		}
+		return is;
+	}
+
+	/** rule is the person's omission rule; an unreadable setting is said once and the turn rule applies. */
+	rule(): Rule {
+		const r = readRule();
+		if (r.unreadable && !this.ruleUnreadable) {
+			this.ruleUnreadable = true;
+			process.stderr.write(`continuity: ${this.texts.t("rule.unreadable")}\n`);
+		}
+		return r.rule;
+	}
+
 	/** known is the log of a session this process has seen, for agents/get and session/read. */
 	known(sessionId: string): SessionLog | undefined {
 		return this.logs.get(sessionId);
@@ -127,10 +155,30 @@ export class Extension {
 			await this.requests.stepStarted(ctx, log, step);
 		});
 		pi.on("message_end", async (e, ctx) => {
-			const m = e.message as PiMessage;
+			const m = e.message as PiMessage & { customType?: string };
+			if (m.role === "custom" && m.customType === COMMAND_MESSAGE) return;
 			const log = this.log(ctx);
 			log.message(m);
-			if (m.role === "assistant" && m.stopReason === "error" && m.errorMessage) await this.requests.failed(ctx, log, m.errorMessage);
+			if (m.role !== "assistant") return;
+			this.requests.answered(log.sessionId, m.stopReason !== "error" && m.stopReason !== "aborted");
+			if (log.account) recordSignatures(this.issuers(ctx), m, log.account);
+			if (m.stopReason === "error" && m.errorMessage) await this.requests.failed(ctx, log, m.errorMessage);
+		});
+		// pi 1.x: every parsed stream event of a provider response, awaited in
+		// order. A finished reasoning item is recorded as issued to the
+		// account the session's request went out with.
+		on(pi, "provider_stream_event", async (e: { data?: unknown }, ctx: ExtensionContext) => {
+			const d = e.data as { type?: unknown; item?: unknown } | null;
+			if (d?.type !== "response.output_item.done") return;
+			const account = this.log(ctx).account;
+			if (account) this.issuers(ctx).recordItem(d.item, account);
+		});
+		// pi 1.x: before each prompt-cache refresh (requests.ts, warming).
+		on(pi, "cache_warming_decision", async (_e: unknown, ctx: ExtensionContext) => this.requests.warming(ctx.sessionManager.getSessionId()));
+		// The messages print mode's commands leave (printmode.ts) never reach the model.
+		pi.on("context", async (e) => {
+			const kept = e.messages.filter((m) => !((m as { role: string; customType?: string }).role === "custom" && (m as { customType?: string }).customType === COMMAND_MESSAGE));
+			return kept.length === e.messages.length ? undefined : { messages: kept };
 		});
 		pi.on("turn_end", async (_e, ctx) => {
 			this.log(ctx).endStep();
@@ -149,9 +197,8 @@ export class Extension {
 			compacted(this.log(ctx), e.compactionEntry.summary);
 		});
 		// pi 1.x only; on 0.73 an unreported bracket is settled at the next turn or compaction.
-		(pi.on as (event: string, handler: (e: { aborted?: boolean; errorMessage?: string }, ctx: ExtensionContext) => Promise<void>) => void)(
-			"session_compact_failed",
-			async (e, ctx) => compactionFailed(this.log(ctx), e.aborted === true, e.errorMessage),
+		on(pi, "session_compact_failed", async (e: { aborted?: boolean; errorMessage?: string }, ctx: ExtensionContext) =>
+			compactionFailed(this.log(ctx), e.aborted === true, e.errorMessage),
 		);
 	}
 
@@ -162,6 +209,29 @@ export class Extension {
 		} catch (err) {
 			this.prompts.diagnostic(ctx, err);
 			return undefined;
+		}
+	}
+}
+
+/** on registers a handler for an event only one pi line has (0.73's types do not name it). */
+function on<E>(pi: ExtensionAPI, event: string, handler: (e: E, ctx: ExtensionContext) => Promise<unknown>): void {
+	(pi.on as unknown as (event: string, handler: (e: E, ctx: ExtensionContext) => Promise<unknown>) => void)(event, handler);
+}
+
+/**
+ * recordSignatures records the reasoning items of an assistant message as
+ * issued to account. pi keeps each OpenAI Responses reasoning item whole,
+ * as JSON, in its thinking block's thinkingSignature: on pi 0.73, which has
+ * no provider_stream_event, this is where issuance is read.
+ */
+function recordSignatures(is: Issuers, m: PiMessage, account: string): void {
+	if (!Array.isArray(m.content)) return;
+	for (const b of m.content as { type: string; thinkingSignature?: unknown }[]) {
+		if (b.type !== "thinking" || typeof b.thinkingSignature !== "string" || !b.thinkingSignature.startsWith("{")) continue;
+		try {
+			is.recordItem(JSON.parse(b.thinkingSignature), account);
+		} catch {
+			// not a reasoning item pi serialized: nothing issued to record
 		}
 	}
 }
