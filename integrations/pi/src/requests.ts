@@ -170,6 +170,12 @@ export class StepRequests {
 		if (admission?.enabled) this.enabled.add(log.sessionId);
 		else this.enabled.delete(log.sessionId);
 		this.byProvenance.delete(log.sessionId);
+		// pi 1.6 hands the hook the whole body and builds openai-codex's
+		// WebSocket delta afterwards, from the filtered body, on the
+		// account's own connection, so nothing the filter left out rides on
+		// a previous response. A body that is a delta already cannot be
+		// checked against what that response holds: it is not sent.
+		if (admission?.enabled && isDelta(payload)) throw new Error(this.ext.texts.t("payload.delta"));
 		let body: unknown;
 		if (!admission) body = undefined;
 		else if (admission.enabled && rule === "provenance") body = this.byIssuer(ctx, ref, payload);
@@ -215,10 +221,18 @@ export class StepRequests {
 		if (!Array.isArray(input)) return undefined;
 		const items = objects(input);
 		const account = await accountDigest(ctx.modelRegistry, provider);
+		// A refresh is sent without continuation (pi's disableContinuation);
+		// one that names a previous response all the same goes without it:
+		// its answer never enters the context.
+		const delta = isDelta(payload);
+		if (delta) {
+			const { previous_response_id: _prev, ...whole } = payload as Record<string, unknown>;
+			payload = whole;
+		}
 		const issuers = this.ext.issuers(ctx);
 		const om = omission(items, refreshOf(this.sent.get(log.sessionId), account, (c) => issuers.issuer(c)));
 		const ref: RequestRef = { sessionId: log.sessionId, turn: log.turn, step: log.step, requestId: `pi-${process.pid}-warm-${++this.count}`, provider, model: ctx.model?.id ?? "", accountId: account };
-		const body = om.omit.length || om.strip.length ? { ...(payload as object), input: cut(items, om.omit, om.strip) } : undefined;
+		const body = delta || om.omit.length || om.strip.length ? { ...(payload as object), input: cut(items, om.omit, om.strip) } : undefined;
 		trace(ref, { outcome: body ? "filtered" : "unchanged", omitted: om.omitted }, body ?? payload);
 		return body;
 	}
@@ -251,6 +265,11 @@ export class StepRequests {
 			if (n) await this.ext.prompts.rejection(ctx, peer, log.sessionId, n);
 		});
 	}
+}
+
+/** isDelta reports whether a body continues a previous response (only what is new since it). */
+function isDelta(body: unknown): boolean {
+	return typeof (body as { previous_response_id?: unknown } | null)?.previous_response_id === "string";
 }
 
 /** objects checks that every input item is an object, as the digest form does (describe). */
