@@ -3,10 +3,12 @@
 //   /continuity on|off|default    this session's policy (on only after the loss disclosure is confirmed)
 //   /continuity new-sessions on|off   the creation-time default for sessions born afterwards
 //   /continuity lineage | handoff the session's lineage path and the handoff that created it
+//   /continuity context           the last managed-context boundary decision (boundary.ts)
 //   /continuity rule provenance|turn  the omission rule admitted requests follow (provenance.ts)
 // Without a UI, confirming is part of the command: `/continuity on confirm`.
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import type { Extension } from "./extension.ts";
+import { type BoundaryDecision, renderBoundary } from "./boundary.ts";
 import { endCommand } from "./printmode.ts";
 import { RULES, type Rule } from "./provenance.ts";
 import { policy, views } from "./remote.ts";
@@ -15,7 +17,7 @@ import type { HandoffView, LineageView } from "./views.ts";
 import { lastEdge, renderHandoff, renderLineage } from "./views.ts";
 import type { Peer } from "./rpc.ts";
 
-export const USAGE = "/continuity [on|off|default|new-sessions on|off|rule provenance|turn|lineage|handoff]";
+export const USAGE = "/continuity [on|off|default|new-sessions on|off|rule provenance|turn|context|lineage|handoff]";
 
 export async function continuityCommand(ext: Extension, args: string, ctx: ExtensionCommandContext): Promise<void> {
 	const words = args.trim().split(/\s+/).filter(Boolean);
@@ -55,6 +57,9 @@ export async function continuityCommand(ext: Extension, args: string, ctx: Exten
 				if (!RULES.includes(arg as Rule) || confirm !== undefined) break;
 				writeRule(arg as Rule);
 				out(await show(ext, peer, sid));
+				return;
+			case "context":
+				out(renderBoundary(ext.texts, (await views.boundary(peer, sid)) as unknown as BoundaryDecision));
 				return;
 			case "lineage":
 				out(renderLineage(ext.texts, (await views.lineage(peer, sid)) as LineageView));

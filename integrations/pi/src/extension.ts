@@ -10,13 +10,20 @@ import { type Started, start } from "./plugin.ts";
 import { StepRequests } from "./requests.ts";
 import type { Peer } from "./rpc.ts";
 import { Texts } from "./texts.ts";
+import { BOUNDARY_STATUS, type BoundaryEvent, footer } from "./boundary.ts";
+import { pendingSuccessors } from "./host.ts";
+import { managedCompaction } from "./managed.ts";
 import { COMMAND_MESSAGE } from "./printmode.ts";
+import type { Notice } from "./remote.ts";
 import { Issuers, type Rule } from "./provenance.ts";
 import { readRule } from "./rule.ts";
 import { Prompts } from "./ui.ts";
 
 /** HEADER_ENTRY keeps the birth evidence the plugin gave a successor it created. */
 export const HEADER_ENTRY = "continuity-header";
+
+/** NOTICE_STATUS is the footer slot of what the plugin last said about a request. */
+export const NOTICE_STATUS = "continuity-notice";
 
 export class Extension {
 	readonly texts = new Texts();
@@ -33,6 +40,8 @@ export class Extension {
 	/** Sessions whose turn the plugin ended (a continuation): later calls are stopped quietly. */
 	readonly ended = new Set<string>();
 	private idleOf: (sessionId: string) => boolean = () => true;
+	/** The ctx of the session pi shows, for what the plugin pushes (remoteEvent). */
+	private current: { sessionId: string; ctx: ExtensionContext } | undefined;
 
 	readonly pi: ExtensionAPI;
 	private readonly hostVersion: string;
@@ -90,6 +99,7 @@ export class Extension {
 			this.logs.set(id, log);
 		}
 		this.idleOf = (sid) => sid !== id || ctx.isIdle();
+		this.current = { sessionId: id, ctx };
 		return log;
 	}
 
@@ -113,6 +123,42 @@ export class Extension {
 			process.stderr.write(`continuity: ${this.texts.t("rule.unreadable")}\n`);
 		}
 		return r.rule;
+	}
+
+	/**
+	 * remoteEvent shows what the plugin pushes (remote/event) about the
+	 * session pi shows: a boundary decision marks the footer (a RESEED) or
+	 * clears the mark; a notice goes where it belongs — what a request
+	 * omitted into the footer, a compaction's or a continuation's state as
+	 * a notification. The rejection offer, the account-switch pause and a
+	 * request's diagnostic are shown by the flows that own them
+	 * (requests.ts, ui.ts), so their pushed copies are not said again.
+	 */
+	remoteEvent(event: string, args: unknown): void {
+		const cur = this.current;
+		const a = args as { agentId?: string } | undefined;
+		if (!cur || !a || a.agentId !== cur.sessionId) return;
+		try {
+			const ctx = cur.ctx;
+			if (event === "continuity.boundary") {
+				if (ctx.hasUI) ctx.ui.setStatus(BOUNDARY_STATUS, footer(this.texts, a as BoundaryEvent));
+				return;
+			}
+			if (event === "session.continued") {
+				const id = String((a as { successorId?: string }).successorId ?? "");
+				this.prompts.say(ctx, this.texts.t("continuation.card.title", { title: pendingSuccessors.get(id)?.title || id }));
+				return;
+			}
+			if (event !== "continuity.notice") return;
+			const n = a as Notice & { compaction?: unknown; continuation?: { title?: string } };
+			const f = n.filtered ?? { items: 0, codeUnits: 0, strippedIds: 0 };
+			const text = this.texts.t(n.textKey, { ...f, code: n.code ?? "", title: n.continuation?.title ?? "" });
+			if (n.kind === "filtered" || n.kind === "native") {
+				if (ctx.hasUI) ctx.ui.setStatus(NOTICE_STATUS, text);
+			} else if (n.kind === "compaction" || n.kind === "continuationReturn") this.prompts.say(ctx, text);
+		} catch {
+			// a stale ctx (pi replaced the session): the new one reads the views itself
+		}
 	}
 
 	/** known is the log of a session this process has seen, for agents/get and session/read. */
@@ -191,7 +237,9 @@ export class Extension {
 		});
 		pi.on("before_provider_request", async (e, ctx) => this.requests.request(e.payload, ctx));
 		pi.on("session_before_compact", async (e, ctx) => {
-			startCompaction(this.log(ctx), replacedThrough(e.branchEntries, e.preparation.firstKeptEntryId));
+			const log = this.log(ctx);
+			const seq = startCompaction(log, replacedThrough(e.branchEntries, e.preparation.firstKeptEntryId));
+			return managedCompaction(this, ctx, log.sessionId, seq, e.preparation);
 		});
 		pi.on("session_compact", async (e, ctx) => {
 			compacted(this.log(ctx), e.compactionEntry.summary);
