@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // compactedSession is a session of three turns as A whose context is
@@ -92,4 +93,47 @@ func TestRPCManagedCompactionReseed(t *testing.T) {
 func jsonText(s string) string {
 	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
 	return q
+}
+
+// TestCompactionBenchRow compacts the same session twice — once with the
+// extension, where continuity's RESEED query is the summary, once with pi
+// alone, where pi's own compaction asks the model — and reports, for each,
+// the time /compact took, the model calls it made and the tokens of the
+// context the next request carried (the double counts four bytes a
+// token). Run with -v to read the row; it fails unless the managed
+// compaction makes no model call and pi's own makes at least one.
+func TestCompactionBenchRow(t *testing.T) {
+	line := piLines(t)[1]
+	type row struct {
+		calls, tokens int
+		took          time.Duration
+	}
+	measure := func(without bool) row {
+		r := compactedSession(t, line)
+		r.withoutExtension = without
+		p := r.rpc("acct-A")
+		before := len(r.sup.Requests())
+		start := time.Now()
+		if res := p.compact(); res["success"] != true {
+			t.Fatalf("compact (pi alone %v): %v", without, res)
+		}
+		took := time.Since(start)
+		calls := len(r.sup.Requests()) - before
+		sent := len(r.sup.Requests())
+		p.prompt("and the tests")
+		p.agentEnd()
+		reqs := r.sup.Requests()[sent:]
+		if len(reqs) == 0 {
+			t.Fatalf("no request after the compaction (pi alone %v)", without)
+		}
+		p.stop()
+		return row{calls: calls, tokens: len(reqs[0].Body) / 4, took: took}
+	}
+	managed, own := measure(false), measure(true)
+	t.Logf("compaction of the same 3-turn session, pi %s (machine shared, one run each):", line.name)
+	t.Logf("  continuity RESEED query: %8s  %d model calls  next context %d tokens", managed.took.Round(time.Millisecond), managed.calls, managed.tokens)
+	t.Logf("  pi's own compaction:     %8s  %d model calls  next context %d tokens", own.took.Round(time.Millisecond), own.calls, own.tokens)
+	if managed.calls != 0 || own.calls == 0 {
+		t.Fatalf("model calls: managed %d (want 0), pi's own %d (want at least 1)", managed.calls, own.calls)
+	}
 }
