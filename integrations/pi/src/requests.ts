@@ -79,7 +79,13 @@ export class StepRequests {
 		const turn = log.turn;
 		const step = Math.max(log.step, 1);
 		const accountId = await accountDigest(ctx.modelRegistry, model.provider);
-		if (accountId && step === 1 && log.account && log.account !== accountId) {
+		// The plugin's record of the session's account decides whether a
+		// switch pauses: it is asked at every turn's first step, not only
+		// when the extension's own record (the last account/selected in pi's
+		// session file, in file order across branches) differs, and at any
+		// later step whose account is not the one the last request used (a
+		// prompt that pi delivers into a running turn as a follow-up).
+		if (accountId && (step === 1 || accountId !== log.account)) {
 			if ((await this.ext.prompts.accountSwitch(ctx, peer, log.sessionId, accountId)) === "cancel") {
 				return { cancelled: true, turn, step };
 			}
