@@ -84,8 +84,10 @@ export class StepRequests {
 		// when the extension's own record (the last account/selected in pi's
 		// session file, in file order across branches) differs, and at any
 		// later step whose account is not the one the last request used (a
-		// prompt that pi delivers into a running turn as a follow-up).
-		if (accountId && (step === 1 || accountId !== log.account)) {
+		// prompt that pi delivers into a running turn as a follow-up). Only a
+		// session's first turn with no record at all has nothing to switch from.
+		const history = log.account !== undefined || turn > 1;
+		if (accountId && history && (step === 1 || accountId !== log.account)) {
 			if ((await this.ext.prompts.accountSwitch(ctx, peer, log.sessionId, accountId)) === "cancel") {
 				return { cancelled: true, turn, step };
 			}
