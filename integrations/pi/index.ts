@@ -7,11 +7,17 @@
 // @earendil-works/pi-coding-agent 1.x).
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { continuityCommand, USAGE } from "./src/commands.ts";
+import { claimProcess } from "./src/duplicate.ts";
 import { Extension } from "./src/extension.ts";
 import { serveHost } from "./src/host.ts";
 import { registerSuccessorCommand, registerTools } from "./src/successor.ts";
 
 export default async function continuity(pi: ExtensionAPI): Promise<void> {
+	// Two copies loaded into one pi (installed and given with -e, or
+	// installed twice) would register every tool and command twice, and
+	// filter each request twice. The first copy serves; a second says so
+	// once and registers nothing.
+	if (!claimProcess(pi, import.meta.url)) return;
 	const ext = new Extension(pi, process.env.PI_VERSION ?? "unknown", serveHost);
 	ext.register();
 	pi.registerCommand("continuity", {

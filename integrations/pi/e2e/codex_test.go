@@ -139,9 +139,12 @@ func TestPrintOpenAICodexSwitchWithPolicyOff(t *testing.T) {
 						i+1, req.Status, req.Problem, req.Account)
 				}
 			}
+			if n := strings.Count(res.stderr, "The supplier rejected this request"); n != 1 {
+				t.Fatalf("the rejection is said %d times, want once:\n%s", n, res.stderr)
+			}
 			for _, want := range []string{
 				"You switched to a different account",
-				"The supplier rejected this request.",
+				"The supplier rejected this request because",
 				"Enable visible-history continuation",
 			} {
 				if !strings.Contains(res.stderr, want) {

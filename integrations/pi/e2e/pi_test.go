@@ -79,6 +79,8 @@ type rig struct {
 	locale string
 	// keyEnv is the variable that carries the account's credential.
 	keyEnv string
+	// withoutExtension runs RPC pi without the extension (pi alone, for comparison).
+	withoutExtension bool
 }
 
 func newRig(t *testing.T, line piLine) *rig {

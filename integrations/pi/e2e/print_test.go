@@ -105,9 +105,13 @@ func TestPrintAccountSwitchWithPolicyOff(t *testing.T) {
 			if last := reqs[len(reqs)-1]; last.Status != 400 || last.Problem == "" {
 				t.Fatalf("the switched turn was not rejected: %d %q", last.Status, last.Problem)
 			}
+			// Each thing is said once: the rejection, and the offer.
+			if n := strings.Count(res.stderr, "The supplier rejected this request"); n != 1 {
+				t.Fatalf("the rejection is said %d times, want once:\n%s", n, res.stderr)
+			}
 			for _, want := range []string{
 				"You switched to a different account",
-				"The supplier rejected this request.",
+				"The supplier rejected this request because",
 				"Enable visible-history continuation",
 				"Encrypted reasoning from earlier turns will be omitted",
 			} {

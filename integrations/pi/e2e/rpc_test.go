@@ -29,7 +29,11 @@ type rpcPi struct {
 func (r *rig) rpc(acct string) *rpcPi {
 	r.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, r.line.node, r.line.cli, "-e", filepath.Join(packageDir(r.t), "index.ts"), "-c", "--mode", "rpc")
+	args := []string{r.line.cli, "-e", filepath.Join(packageDir(r.t), "index.ts"), "-c", "--mode", "rpc"}
+	if r.withoutExtension {
+		args = []string{r.line.cli, "-c", "--mode", "rpc"}
+	}
+	cmd := exec.CommandContext(ctx, r.line.node, args...)
 	cmd.Dir = r.workDir
 	cmd.Env = r.env(acct)
 	stdin, err := cmd.StdinPipe()

@@ -3,15 +3,21 @@
 //   /continuity on|off|default    this session's policy (on only after the loss disclosure is confirmed)
 //   /continuity new-sessions on|off   the creation-time default for sessions born afterwards
 //   /continuity lineage | handoff the session's lineage path and the handoff that created it
+//   /continuity context           the last managed-context boundary decision (boundary.ts)
+//   /continuity rule provenance|turn  the omission rule admitted requests follow (provenance.ts)
 // Without a UI, confirming is part of the command: `/continuity on confirm`.
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import type { Extension } from "./extension.ts";
+import { type BoundaryDecision, renderBoundary } from "./boundary.ts";
+import { endCommand } from "./printmode.ts";
+import { RULES, type Rule } from "./provenance.ts";
 import { policy, views } from "./remote.ts";
+import { writeRule } from "./rule.ts";
 import type { HandoffView, LineageView } from "./views.ts";
 import { lastEdge, renderHandoff, renderLineage } from "./views.ts";
 import type { Peer } from "./rpc.ts";
 
-export const USAGE = "/continuity [on|off|default|new-sessions on|off|lineage|handoff]";
+export const USAGE = "/continuity [on|off|default|new-sessions on|off|rule provenance|turn|context|lineage|handoff]";
 
 export async function continuityCommand(ext: Extension, args: string, ctx: ExtensionCommandContext): Promise<void> {
 	const words = args.trim().split(/\s+/).filter(Boolean);
@@ -47,6 +53,14 @@ export async function continuityCommand(ext: Extension, args: string, ctx: Exten
 				else break;
 				out(await show(ext, peer, sid));
 				return;
+			case "rule":
+				if (!RULES.includes(arg as Rule) || confirm !== undefined) break;
+				writeRule(arg as Rule);
+				out(await show(ext, peer, sid));
+				return;
+			case "context":
+				out(renderBoundary(ext.texts, (await views.boundary(peer, sid)) as unknown as BoundaryDecision));
+				return;
 			case "lineage":
 				out(renderLineage(ext.texts, (await views.lineage(peer, sid)) as LineageView));
 				return;
@@ -58,6 +72,7 @@ export async function continuityCommand(ext: Extension, args: string, ctx: Exten
 		}
 		ext.prompts.say(ctx, `${t("command.usage")} ${USAGE}`, "warning");
 	});
+	endCommand(ext.pi, ctx);
 }
 
 /** confirmed shows the loss disclosure and asks; without a UI the word "confirm" is the answer. */
@@ -82,6 +97,10 @@ async function show(ext: Extension, peer: Peer, sid: string): Promise<string> {
 		lines.push(`${t("policy.pendingNextTurn")} (${onOff(v.activeTurnEnabled)})`);
 	}
 	lines.push(`${t("policy.default")}: ${onOff(d.enabled)}`);
+	const rule = ext.rule();
+	lines.push(`${t("rule.label")}: ${t(`rule.${rule}`)}`);
+	const last = ext.requests.byProvenance.get(sid);
+	if (rule === "provenance" && last) lines.push(t("rule.lastRequest", last));
 	const { notices } = await views.notices(peer, sid);
 	for (const n of notices) {
 		const f = n.filtered ?? { items: 0, codeUnits: 0, strippedIds: 0 };

@@ -50,11 +50,11 @@ function turnOf(log: SessionLog): number | null {
  * outcome for the last one (it has no session_compact_failed): it did not
  * complete, so it ends as failed rather than staying running.
  */
-export function startCompaction(log: SessionLog, endSeq: number): void {
+export function startCompaction(log: SessionLog, endSeq: number): number {
 	settleStale(log);
 	const compactionId = randomUUID();
 	open.set(log.sessionId, { compactionId, endSeq });
-	log.emit("compaction/start", { compactionId, turn: turnOf(log) });
+	return log.emit("compaction/start", { compactionId, turn: turnOf(log) }).seq;
 }
 
 /** settleStale ends a bracket pi never reported on (called before a new turn or compaction). */

@@ -69,8 +69,7 @@ export function serveHost(peer: Peer, ext: Extension): void {
 		ext.pi.sendUserMessage(`/${SUCCESSOR_COMMAND} ${sessionId}`, { deliverAs: "followUp", expandPromptTemplates: true } as never);
 		return { sessionId, created: true };
 	});
-	peer.onNotification("remote/event", () => {
-		// Notices are read when they matter (after a failed request, in
-		// /continuity); the pushed copies need no second display.
+	peer.onNotification("remote/event", (p: Params) => {
+		ext.remoteEvent(String(p.event ?? ""), Array.isArray(p.args) ? p.args[0] : undefined);
 	});
 }

@@ -2,6 +2,7 @@
 // configuration: how a finished run ends a turn, how an error is named for
 // the person, and which form payloads go to the plugin in.
 import type { PiMessage } from "./events.ts";
+import { RemoteError } from "./remote.ts";
 import { ClosedError, RPCError } from "./rpc.ts";
 
 /** The DSH turn/end reason of a finished pi run. */
@@ -33,6 +34,7 @@ export function payloadForm(env: NodeJS.ProcessEnv = process.env): "digest" | "b
 /** diagnosticOf names an error for the user: the plugin's code, else its kind. */
 export function diagnosticOf(err: unknown): { code: string; message: string } {
 	if (err instanceof RPCError) return { code: err.diagnostic || `JSON-RPC ${err.code}`, message: err.message };
+	if (err instanceof RemoteError) return { code: err.code, message: err.message };
 	if (err instanceof ClosedError) return { code: "CONTINUITY_PLUGIN_UNAVAILABLE", message: err.message };
 	const e = err as Error;
 	return { code: e?.name === "BinaryNotFoundError" ? "CONTINUITY_PLUGIN_UNAVAILABLE" : "CONTINUITY_EXTENSION_ERROR", message: e?.message ?? String(err) };

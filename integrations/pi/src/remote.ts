@@ -61,4 +61,6 @@ export const views = {
 		invoke<{ pause: boolean; choices?: string[]; disclosure?: string }>(peer, "continuity", "accountSwitch", { agentId, accountId }),
 	lineage: (peer: Peer, agentId: string) => invoke<Record<string, unknown>>(peer, "continuity", "lineage", { agentId }),
 	handoff: (peer: Peer, edgeId: string) => invoke<Record<string, unknown>>(peer, "continuity", "handoff", { edgeId }),
+	/** boundary is the session's latest boundary decision (waits for the boundaries already observed). */
+	boundary: (peer: Peer, agentId: string) => invoke<Record<string, unknown>>(peer, "continuity", "boundary", { agentId }),
 };

@@ -100,7 +100,9 @@ export class Prompts {
 		}
 		const disclosure = t(n.offer.disclosureKey);
 		if (!ctx.hasUI) {
-			this.say(ctx, `${t("replay.rejected")} ${t(n.textKey)} ${t(n.offer.textKey)}: ${disclosure} ${t("command.enableHint")} /continuity on confirm`, "warning");
+			// n.textKey says that the supplier rejected the request, and why: it
+			// is not preceded by replay.rejected, which would say it twice.
+			this.say(ctx, `${t(n.textKey)} ${t(n.offer.textKey)}: ${disclosure} ${t("command.enableHint")} /continuity on confirm`, "warning");
 			return;
 		}
 		const enable = t("offer.choice.enable");
