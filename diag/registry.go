@@ -15,8 +15,9 @@ const (
 	// which are described in prose rather than listed in a schema.
 	ListRemote = ""
 	// ListProxy is the error codes of `continuity proxy`'s own HTTP
-	// answers (docs/protocol.md §11), described in prose there.
-	ListProxy = "proxy"
+	// answers, listed with their statuses in docs/protocol.md §11's
+	// table of codes too.
+	ListProxy = "codes/proxy"
 )
 
 // Entry is one registered code and the ui-contract list that documents it.
@@ -98,8 +99,22 @@ var registry = []Entry{
 	{HostUnavailable, ListRemote},
 	{InternalError, ListRemote},
 
-	{ProxyBodyBudgetExhausted, ListProxy},
+	{ProxyRequestTooLarge, ListProxy},
+	{ProxyRequestUnreadable, ListProxy},
+	{ProxyRequestUndecodable, ListProxy},
+	{ProxyResponsesPathRefused, ListProxy},
+	{ProxyUnknownUpstream, ListProxy},
 	{ProxyBodyTooSlow, ListProxy},
+	{ProxyBodyBudgetExhausted, ListProxy},
+	{ProxyPolicyUnavailable, ListProxy},
+	{ProxyUpstreamUnreachable, ListProxy},
+	{ProxyUpstreamTimeout, ListProxy},
+	{ProxyInternal, ListProxy},
+	{ProxyTextMissing, ListProxy},
+	{ProxyNotFound, ListProxy},
+	{ProxyPageForbidden, ListProxy},
+	{ProxyBadRequest, ListProxy},
+	{ProxyUnknownSession, ListProxy},
 }
 
 // Registry returns every registered code, in declaration order.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"path"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -41,29 +43,62 @@ type defaultChange struct {
 	Enabled *bool `json:"enabled"`
 }
 
-// api serves the status page's API.
+// apiRoutes is the page API's router: each route with its method, behind
+// the guard (a change is a POST); any other path or method under
+// /continuity/ is 404 NOT_FOUND, unguarded, as it reaches no state.
+func (p *Proxy) apiRoutes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("GET "+apiPrefix+"state", p.guarded(false, p.state))
+	mux.Handle("POST "+apiPrefix+"session", p.guarded(true, p.setSession))
+	mux.Handle("POST "+apiPrefix+"default", p.guarded(true, p.setDefault))
+	// GET patterns serve HEAD too; the API never did.
+	mux.Handle("HEAD "+apiPrefix+"state", http.HandlerFunc(p.noSuchAPI))
+	mux.Handle(apiPrefix, http.HandlerFunc(p.noSuchAPI))
+	return mux
+}
+
+// api serves the status page's API through apiRoutes. A path the router
+// would redirect to its clean form (a dot segment, a doubled slash) is
+// answered 404 instead, as before the router: no answer of the API sends
+// the client elsewhere.
 func (p *Proxy) api(w http.ResponseWriter, r *http.Request) {
-	var route func(http.ResponseWriter, *http.Request)
-	change := r.Method == http.MethodPost
-	switch {
-	case r.URL.Path == apiPrefix+"state" && r.Method == http.MethodGet:
-		route = p.state
-	case r.URL.Path == apiPrefix+"session" && change:
-		route = p.setSession
-	case r.URL.Path == apiPrefix+"default" && change:
-		route = p.setDefault
-	default:
-		writeError(w, http.StatusNotFound, "NOT_FOUND", "continuity proxy: no such page API")
+	if cleanPath(r.URL.Path) != r.URL.Path {
+		p.noSuchAPI(w, r)
 		return
 	}
-	if reason, ok := p.guard(r, change); !ok {
-		p.refused.Add(1)
-		p.cfg.Log.Warn("page request refused", zapPath(r), zap.String("reason", reason))
-		writeError(w, http.StatusForbidden, "PAGE_FORBIDDEN", "continuity proxy: refused: "+reason)
-		return
+	p.apiMux.ServeHTTP(w, r)
+}
+
+// cleanPath is the path ServeMux serves without a redirect: path.Clean,
+// keeping a trailing slash.
+func cleanPath(s string) string {
+	c := path.Clean(s)
+	if strings.HasSuffix(s, "/") && c != "/" {
+		c += "/"
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	route(w, r)
+	return c
+}
+
+func (p *Proxy) noSuchAPI(w http.ResponseWriter, r *http.Request) {
+	p.answerError(w, r, fail(http.StatusNotFound, diag.ProxyNotFound, "continuity proxy: no such page API", nil))
+}
+
+// guarded runs route once the guard (guard.go) lets the request through,
+// refusing it 403 PAGE_FORBIDDEN (counted in State.Refused) when it does
+// not, and answers the Error the route returns.
+func (p *Proxy) guarded(change bool, route func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if reason, ok := p.guard(r, change); !ok {
+			p.refused.Add(1)
+			p.answerError(w, r, fail(http.StatusForbidden, diag.ProxyPageForbidden, "continuity proxy: refused: "+reason, nil).
+				logs("page request refused", zap.String("reason", reason)))
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		if err := route(w, r); err != nil {
+			p.answerError(w, r, err)
+		}
+	})
 }
 
 // Snapshot returns the state the page shows.
@@ -98,19 +133,18 @@ func (p *Proxy) Snapshot(ctx context.Context) (State, error) {
 	return st, nil
 }
 
-func (p *Proxy) state(w http.ResponseWriter, r *http.Request) {
+func (p *Proxy) state(w http.ResponseWriter, r *http.Request) error {
 	st, err := p.Snapshot(r.Context())
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, diagCode(err, "POLICY_UNAVAILABLE"), "continuity proxy: "+err.Error())
-		return
+		return fail(http.StatusInternalServerError, diagCode(err, diag.ProxyPolicyUnavailable), "continuity proxy: "+err.Error(), err)
 	}
-	writeJSON(w, st)
+	return writeJSON(w, st)
 }
 
-func (p *Proxy) setSession(w http.ResponseWriter, r *http.Request) {
+func (p *Proxy) setSession(w http.ResponseWriter, r *http.Request) error {
 	var c sessionChange
-	if !readJSON(w, r, &c) {
-		return
+	if err := readJSON(r, &c); err != nil {
+		return err
 	}
 	var enabled *bool
 	switch c.Policy {
@@ -118,64 +152,60 @@ func (p *Proxy) setSession(w http.ResponseWriter, r *http.Request) {
 		enabled = new(c.Policy == "on")
 	case "default":
 	default:
-		writeError(w, http.StatusBadRequest, "BAD_REQUEST", `continuity proxy: policy must be "on", "off" or "default"`)
-		return
+		return fail(http.StatusBadRequest, diag.ProxyBadRequest, `continuity proxy: policy must be "on", "off" or "default"`, nil)
 	}
 	born, ok := p.sessions.firstSeen(c.Session)
 	at := born.UnixMilli()
 	if !ok {
 		var err error
 		if at, ok, err = p.ledger.bornAt(r.Context(), c.Session); err != nil {
-			writeError(w, http.StatusServiceUnavailable, diag.StorageUnavailable, "continuity proxy: "+err.Error())
-			return
+			return fail(http.StatusServiceUnavailable, diag.StorageUnavailable, "continuity proxy: "+err.Error(), err)
 		}
 	}
 	if !ok {
-		writeError(w, http.StatusNotFound, "UNKNOWN_SESSION", "continuity proxy: no proxy on this data directory has seen that session")
-		return
+		return fail(http.StatusNotFound, diag.ProxyUnknownSession, "continuity proxy: no proxy on this data directory has seen that session", nil)
 	}
 	if err := SetSession(r.Context(), p.cfg.Policy, c.Session, at, enabled); err != nil {
-		writeError(w, http.StatusConflict, diagCode(err, "POLICY_UNAVAILABLE"), "continuity proxy: "+err.Error())
-		return
+		return fail(http.StatusConflict, diagCode(err, diag.ProxyPolicyUnavailable), "continuity proxy: "+err.Error(), err)
 	}
 	p.cfg.Log.Info("session policy changed on the page", zap.String("session", c.Session), zap.String("policy", c.Policy))
-	p.state(w, r)
+	return p.state(w, r)
 }
 
-func (p *Proxy) setDefault(w http.ResponseWriter, r *http.Request) {
+func (p *Proxy) setDefault(w http.ResponseWriter, r *http.Request) error {
 	var c defaultChange
-	if !readJSON(w, r, &c) {
-		return
+	if err := readJSON(r, &c); err != nil {
+		return err
 	}
 	if c.Enabled == nil {
-		writeError(w, http.StatusBadRequest, "BAD_REQUEST", "continuity proxy: enabled must be true or false")
-		return
+		return fail(http.StatusBadRequest, diag.ProxyBadRequest, "continuity proxy: enabled must be true or false", nil)
 	}
 	if err := SetDefault(r.Context(), p.cfg.Policy, *c.Enabled); err != nil {
-		writeError(w, http.StatusConflict, diagCode(err, "POLICY_UNAVAILABLE"), "continuity proxy: "+err.Error())
-		return
+		return fail(http.StatusConflict, diagCode(err, diag.ProxyPolicyUnavailable), "continuity proxy: "+err.Error(), err)
 	}
 	p.cfg.Log.Info("new-session default changed on the page", zap.Bool("enabled", *c.Enabled))
-	p.state(w, r)
+	return p.state(w, r)
 }
 
-// readJSON decodes a small JSON body strictly, answering 400 when it fails.
-func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+// readJSON decodes a small JSON body strictly, the Error 400 BAD_REQUEST
+// when it fails.
+func readJSON(r *http.Request, v any) error {
 	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		writeError(w, http.StatusBadRequest, "BAD_REQUEST", "continuity proxy: the request is not the expected JSON: "+err.Error())
-		return false
+		return fail(http.StatusBadRequest, diag.ProxyBadRequest, "continuity proxy: the request is not the expected JSON: "+err.Error(), err)
 	}
-	return true
+	return nil
 }
 
-func writeJSON(w http.ResponseWriter, v any) {
+// writeJSON answers v, or returns the Error (nothing written) when it
+// does not marshal.
+func writeJSON(w http.ResponseWriter, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "INTERNAL", "continuity proxy: "+err.Error())
-		return
+		return internal(err)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)
+	return nil
 }

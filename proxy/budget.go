@@ -182,22 +182,22 @@ func (h *holding) release() {
 	}
 }
 
-// answerBudget answers a request the budget refused, reporting whether
-// err was the budget's.
-func (p *Proxy) answerBudget(w http.ResponseWriter, r *http.Request, err error) bool {
+// budgetError is the Error of a request the budget refused, nil when err
+// was not the budget's.
+func (p *Proxy) budgetError(err error) *Error {
 	switch {
 	case errors.Is(err, errOverBudget):
-		p.cfg.Log.Warn("request body over the body budget", zapPath(r), zap.Int64("budget", p.budget.total))
-		writeError(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", fmt.Sprintf(
-			"continuity proxy: the request was not sent: %v (%d bytes, --body-budget)", err, p.budget.total))
+		return fail(http.StatusRequestEntityTooLarge, diag.ProxyRequestTooLarge, fmt.Sprintf(
+			"continuity proxy: the request was not sent: %v (%d bytes, --body-budget)", err, p.budget.total), err).
+			logs("request body over the body budget", zap.Int64("budget", p.budget.total))
 	case errors.Is(err, errBudgetBusy):
-		p.cfg.Log.Warn("request waited for the body budget in vain", zapPath(r), zap.Int64("budget", p.budget.total))
-		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
-		writeError(w, http.StatusServiceUnavailable, diag.ProxyBodyBudgetExhausted, fmt.Sprintf(
+		e := fail(http.StatusServiceUnavailable, diag.ProxyBodyBudgetExhausted, fmt.Sprintf(
 			"continuity proxy: the request was not sent: %v for longer than %s (%d bytes, --body-budget); send it again in %d seconds",
-			err, p.budget.wait, p.budget.total, retryAfter))
+			err, p.budget.wait, p.budget.total, retryAfter), err).
+			logs("request waited for the body budget in vain", zap.Int64("budget", p.budget.total))
+		e.Header = http.Header{"Retry-After": {strconv.Itoa(retryAfter)}}
+		return e
 	default:
-		return false
+		return nil
 	}
-	return true
 }

@@ -1,6 +1,10 @@
 package proxy_test
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +80,55 @@ func TestProxyListenFlags(t *testing.T) {
 	}
 	if !strings.Contains(px.Log(), "beyond loopback") {
 		t.Fatalf("no warning for a non-loopback listener: %s", px.Log())
+	}
+}
+
+// TestUpstreamFailuresThroughBinary: through the real binary, an upstream
+// that sends no headers within --upstream-header-timeout is answered 504
+// UPSTREAM_TIMEOUT (a gateway timeout), one that cannot be reached 502
+// UPSTREAM_UNREACHABLE, both in the proxy's envelope and logged once with
+// their code and status, never with the credential.
+func TestUpstreamFailuresThroughBinary(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(hung.Close)
+	t.Cleanup(func() { close(release) })
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close() // its address now refuses connections
+	for _, c := range []struct {
+		upstream, code string
+		status         int
+	}{
+		{hung.URL, "UPSTREAM_TIMEOUT", http.StatusGatewayTimeout},
+		{closed.URL, "UPSTREAM_UNREACHABLE", http.StatusBadGateway},
+	} {
+		px := startProxy(t, c.upstream, "", "--upstream-header-timeout", "300ms")
+		req, _ := http.NewRequest(http.MethodPost, px.URL+"/v1/responses", strings.NewReader(`{"prompt_cache_key":"s","input":[]}`))
+		req.Header.Set("Authorization", "Bearer sk-timeout-secret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env struct {
+			Error struct{ Type, Code, Message string }
+		}
+		err = json.NewDecoder(resp.Body).Decode(&env)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != c.status || env.Error.Code != c.code || env.Error.Type != "continuity_proxy_error" ||
+			!strings.HasPrefix(env.Error.Message, "continuity proxy: the upstream did not answer: ") {
+			t.Fatalf("%s: %d %+v (%v)", c.code, resp.StatusCode, env, err)
+		}
+		px.Stop()
+		log := px.Log()
+		if strings.Count(log, "upstream failed") != 1 || !strings.Contains(log, `"code":"`+c.code+`","status":`+strconv.Itoa(c.status)) ||
+			strings.Contains(log, "sk-timeout-secret") {
+			t.Fatalf("%s: the log says\n%s", c.code, log)
+		}
 	}
 }

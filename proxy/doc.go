@@ -49,9 +49,15 @@
 // session key the settings store could not hold is used through a
 // fixed-length digest.
 //
+// A failure the proxy answers itself is a value: each step returns an
+// *Error carrying status, code (diag's proxy codes, registered with the
+// plugin's) and message (errors.go, failures.go), and one writer,
+// answerError, logs and answers it, so no step writes its own answer.
+//
 // The status page on / lists the sessions seen, earlier runs' from the
 // ledger; its API under /continuity/ needs the page secret kept in the
 // data directory (given to the page in the URL fragment, never sent in a
 // URL) and a same-origin request, so no other web page can read or flip a
-// policy.
+// policy. The API is routed by an http.ServeMux with method patterns
+// (api.go) behind the guard (guard.go).
 package proxy

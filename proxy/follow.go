@@ -6,9 +6,6 @@ import (
 	"net/http"
 	"sync/atomic"
 
-	"go.uber.org/zap"
-
-	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/filter"
 )
 
@@ -79,15 +76,15 @@ func keysOf(h http.Header, body []byte, st *filter.Stream) (k requestKeys, inval
 // followed filters the body of size bytes that st has scanned by the
 // provenance rule and forwards it: from pipelineFrom bytes while it is
 // being filtered, else once it is, with a Content-Length. invalid is the
-// filter's verdict on the body.
-func (p *Proxy) followed(w http.ResponseWriter, r *http.Request, st *filter.Stream, size int, invalid error, fl *flight) {
+// filter's verdict on the body. It returns the Error of a body the filter
+// did not let out, nothing sent.
+func (p *Proxy) followed(w http.ResponseWriter, r *http.Request, st *filter.Stream, size int, invalid error, fl *flight) error {
 	if invalid != nil {
-		p.notFiltered(w, fl, invalid)
-		return
+		return notFiltered(fl, invalid)
 	}
 	if size >= pipelineFrom {
 		p.pipeline(w, r, st, fl)
-		return
+		return nil
 	}
 	var pieces [][]byte
 	om, err := p.sendFollowed(r.Context(), st, fl, func(b []byte) error {
@@ -95,17 +92,11 @@ func (p *Proxy) followed(w http.ResponseWriter, r *http.Request, st *filter.Stre
 		return nil
 	})
 	if err != nil {
-		p.notFiltered(w, fl, err)
-		return
+		return notFiltered(fl, err)
 	}
 	p.sent(fl, om)
 	p.forward(w, r, pieces, fl)
-}
-
-// notFiltered answers a request the filter did not let out.
-func (p *Proxy) notFiltered(w http.ResponseWriter, fl *flight, err error) {
-	p.cfg.Log.Warn("request not filtered", zap.String("session", fl.session), zapErr(err))
-	writeError(w, notFilteredStatus(err), diagCode(err, diag.InvalidPayload), "continuity proxy: the request was not sent: "+err.Error())
+	return nil
 }
 
 // sendFollowed filters a followed body by the provenance rule, emitting

@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/filter"
 	"github.com/continuity-dev/continuity/hostapi"
 )
@@ -44,11 +42,16 @@ type flightKey struct{}
 func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	held := p.hold(r)
 	defer held.release()
-	p.filterAndSend(w, r, held)
+	if err := p.filterAndSend(w, r, held); err != nil {
+		p.answerError(w, r, err)
+	}
 }
 
-// filterAndSend reads, places, filters and forwards one request.
-func (p *Proxy) filterAndSend(w http.ResponseWriter, r *http.Request, held *holding) {
+// filterAndSend reads, places, filters and forwards one request. It
+// returns the Error of a step that failed before anything was sent, which
+// the caller answers; once the request is forwarded, the answer is the
+// upstream's (or upstreamFailed's) and it returns nil.
+func (p *Proxy) filterAndSend(w http.ResponseWriter, r *http.Request, held *holding) error {
 	enc := r.Header.Get("Content-Encoding")
 	if !decodable(enc) {
 		// A coding no client is known to send: passed on as it came, and
@@ -56,45 +59,21 @@ func (p *Proxy) filterAndSend(w http.ResponseWriter, r *http.Request, held *hold
 		p.cfg.Log.Warn("compressed request body passed through unfiltered", zapPath(r), zap.String("encoding", enc),
 			zap.String("session", placeKeys(r.Header, bodyKeys{}).session))
 		p.plain.ServeHTTP(w, r)
-		return
+		return nil
 	}
 	sent, st, err := readRequest(w, r, enc, held)
 	defer closeStream(st)
 	if err != nil {
-		if errors.Is(err, errBodyTooSlow) {
-			p.answerTooSlow(w, r, err)
-			return
-		}
-		if p.answerBudget(w, r, err) {
-			return
-		}
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "continuity proxy: the request body is larger than "+strconv.Itoa(maxRequestBytes)+" bytes")
-			return
-		}
-		if r.Context().Err() == nil {
-			writeError(w, http.StatusBadRequest, "REQUEST_UNREADABLE", "continuity proxy: the request body could not be read: "+err.Error())
-		}
-		return
+		return p.readFailed(r, err)
 	}
 	pay, err := openPayload(sent, enc, maxDecodedBytes, held)
-	if p.answerBudget(w, r, err) {
-		return
-	}
 	if err != nil {
-		status, code := http.StatusBadRequest, "REQUEST_UNDECODABLE"
-		if errors.Is(err, errDecodedTooLarge) {
-			status, code = http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE"
-		}
-		writeError(w, status, code, "continuity proxy: the request was not sent: "+err.Error())
-		return
+		return p.openFailed(err)
 	}
 	body := pay.plain
 	keys, invalid, err := keysOf(r.Header, body, st)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, diag.InvalidPayload, "continuity proxy: the request was not sent: "+err.Error())
-		return
+		return invalidPayload(err)
 	}
 	acct, authed := accountOf(r.Header)
 	acct = upstreamOf(r).issuer(acct)
@@ -103,32 +82,26 @@ func (p *Proxy) filterAndSend(w http.ResponseWriter, r *http.Request, held *hold
 		// to: the request goes out exactly as it came.
 		closeStream(st)
 		p.forward(w, r, [][]byte{sent}, nil)
-		return
+		return nil
 	}
 	now := p.cfg.Now()
 	if keys.side() {
 		closeStream(st)
-		p.side(w, r, sent, keys, acct, now)
-		return
+		return p.side(w, r, sent, keys, acct, now)
 	}
 	pl := p.sessions.place(keys, acct, now, p.cfg.Rule == RuleTurn)
 	if err := p.syncLedger(r.Context(), keys.session, acct, &pl); err != nil {
-		p.cfg.Log.Error("ledger unreadable", zap.String("session", keys.session), zapErr(err))
-		writeError(w, http.StatusServiceUnavailable, diag.StorageUnavailable, "continuity proxy: the request was not sent: "+err.Error())
-		return
+		return ledgerFailed(keys.session, err)
 	}
 	born := pl.firstSeen.UnixMilli()
 	res, err := p.cfg.Policy.Resolve(r.Context(), keys.session, &hostapi.SessionHeader{CreatedAt: &born})
 	if err != nil {
-		p.cfg.Log.Error("policy unreadable", zap.String("session", keys.session), zapErr(err))
-		writeError(w, http.StatusInternalServerError, diagCode(err, "POLICY_UNAVAILABLE"), "continuity proxy: the session policy could not be read: "+err.Error())
-		return
+		return policyFailed(keys.session, err)
 	}
 	on := p.sessions.pin(keys.session, pl.seq, res.Enabled, p.cfg.Rule == RuleTurn)
 	fl := &flight{session: keys.session, account: acct, on: on, seq: pl.seq}
 	if on && p.cfg.Rule == RuleProvenance && st != nil {
-		p.followed(w, r, st, len(body), invalid, fl)
-		return
+		return p.followed(w, r, st, len(body), invalid, fl)
 	}
 	closeStream(st) // not filtered, or by the turn rule
 	// A compressed body is filtered whole, then compressed whole: doing it
@@ -138,8 +111,7 @@ func (p *Proxy) filterAndSend(w http.ResponseWriter, r *http.Request, held *hold
 	if on {
 		fr, err := p.omit(r.Context(), body, pl, fl)
 		if err != nil {
-			p.notFiltered(w, fl, err)
-			return
+			return notFiltered(fl, err)
 		}
 		if changed = fr.Changed(); changed {
 			out = fr.Pieces
@@ -147,11 +119,11 @@ func (p *Proxy) filterAndSend(w http.ResponseWriter, r *http.Request, held *hold
 		om = fr.Omitted
 	}
 	if out, err = pay.out(out, changed); err != nil {
-		writeError(w, http.StatusInternalServerError, "INTERNAL", "continuity proxy: the filtered body could not be compressed again: "+err.Error())
-		return
+		return recompressFailed(err)
 	}
 	p.sent(fl, om)
 	p.forward(w, r, out, fl)
+	return nil
 }
 
 // sent records what a forwarded request omitted.
@@ -163,15 +135,6 @@ func (p *Proxy) sent(fl *flight, om filter.Omitted) {
 			zap.Int("reasoning", om.Items), zap.Int("compaction", om.Compactions), zap.Int("unknownIssuer", unknown),
 			zap.Int("strippedIds", om.StrippedIDs))
 	}
-}
-
-// notFilteredStatus is the status of a request the filter did not let
-// out: 503 when the ledger failed, else 400 (the payload is at fault).
-func notFilteredStatus(err error) int {
-	if diag.Has(err, diag.StorageUnavailable) {
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusBadRequest
 }
 
 // forward sends pieces as the request body to the upstream; fl is nil for
@@ -198,15 +161,6 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, pieces [][]byte,
 // withFlight attaches fl to the request the response side will see.
 func withFlight(r *http.Request, fl *flight) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), flightKey{}, fl))
-}
-
-// diagCode is the code of a named diagnostic, else fallback.
-func diagCode(err error, fallback string) string {
-	var de *diag.Error
-	if errors.As(err, &de) {
-		return de.Code
-	}
-	return fallback
 }
 
 // pin returns the policy a request of turn seq works under. Under the turn

@@ -242,7 +242,8 @@ func TestRejectionHint(t *testing.T) {
 }
 
 // TestUpstreamTimeout: an upstream that never answers within the header
-// timeout is a 502 UPSTREAM_TIMEOUT, and its request is cancelled.
+// timeout is a 504 UPSTREAM_TIMEOUT (a gateway timeout, not a bad
+// gateway), and its request is cancelled.
 func TestUpstreamTimeout(t *testing.T) {
 	gone := make(chan struct{})
 	got := make(chan seen, 1)
@@ -263,7 +264,7 @@ func TestUpstreamTimeout(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(b), `"code":"UPSTREAM_TIMEOUT"`) {
+	if resp.StatusCode != http.StatusGatewayTimeout || !strings.Contains(string(b), `"code":"UPSTREAM_TIMEOUT"`) {
 		t.Fatalf("%d %s", resp.StatusCode, b)
 	}
 	select {

@@ -2,15 +2,12 @@ package proxy
 
 import (
 	"context"
-	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
 	"go.uber.org/zap"
 
-	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/filter"
 	"github.com/continuity-dev/continuity/filter/gemini"
 	"github.com/continuity-dev/continuity/hostapi"
@@ -33,49 +30,36 @@ func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request, up geminiU
 	}
 	held := p.hold(r)
 	defer held.release()
+	if err := p.filterGemini(w, r, up, enc, held); err != nil {
+		p.answerError(w, r, err)
+	}
+}
+
+// filterGemini reads, places, filters and forwards one Gemini request,
+// returning the Error of a step that failed before anything was sent (nil
+// once it is forwarded).
+func (p *Proxy) filterGemini(w http.ResponseWriter, r *http.Request, up geminiUpstream, enc string, held *holding) error {
 	sent, err := readBody(w, r, held)
 	if err != nil {
-		if errors.Is(err, errBodyTooSlow) {
-			p.answerTooSlow(w, r, err)
-			return
-		}
-		if p.answerBudget(w, r, err) {
-			return
-		}
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "continuity proxy: the request body is larger than "+strconv.Itoa(maxRequestBytes)+" bytes")
-		} else if r.Context().Err() == nil {
-			writeError(w, http.StatusBadRequest, "REQUEST_UNREADABLE", "continuity proxy: the request body could not be read: "+err.Error())
-		}
-		return
+		return p.readFailed(r, err)
 	}
 	pay, err := openPayload(sent, enc, maxDecodedBytes, held)
-	if p.answerBudget(w, r, err) {
-		return
-	}
 	if err != nil {
-		status, code := http.StatusBadRequest, "REQUEST_UNDECODABLE"
-		if errors.Is(err, errDecodedTooLarge) {
-			status, code = http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE"
-		}
-		writeError(w, status, code, "continuity proxy: the request was not sent: "+err.Error())
-		return
+		return p.openFailed(err)
 	}
 	doc, err := gemini.Scan(pay.plain)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, diagCode(err, diag.InvalidPayload), "continuity proxy: the request was not sent: "+err.Error())
-		return
+		return invalidPayload(err)
 	}
 	acct, authed := geminiAccountOf(r, up.issuer)
 	keys := geminiKeys(r.Header, doc)
 	if keys.session == "" || !authed {
 		p.forwardGemini(w, r, up, [][]byte{sent}, nil)
-		return
+		return nil
 	}
-	fl, ok := p.placeGemini(w, r, keys, acct)
-	if !ok {
-		return
+	fl, err := p.placeGemini(r, keys, acct)
+	if err != nil {
+		return err
 	}
 	out, changed := [][]byte{pay.plain}, false
 	var om gemini.Omitted
@@ -84,8 +68,7 @@ func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request, up geminiU
 		var res gemini.Result
 		res, unknown, err = p.omitGemini(r.Context(), doc, acct)
 		if err != nil {
-			p.notFiltered(w, fl, err)
-			return
+			return notFiltered(fl, err)
 		}
 		if changed = res.Changed(); changed {
 			out = res.Pieces
@@ -93,8 +76,7 @@ func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request, up geminiU
 		om = res.Omitted
 	}
 	if out, err = pay.out(out, changed); err != nil {
-		writeError(w, http.StatusInternalServerError, "INTERNAL", "continuity proxy: the filtered body could not be compressed again: "+err.Error())
-		return
+		return recompressFailed(err)
 	}
 	p.sessions.sent(fl.session, fl.seq, fl.account, fl.on, filter.Omitted{Items: om.Signatures}, unknown, p.nowMs())
 	if om.Signatures > 0 {
@@ -103,6 +85,7 @@ func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request, up geminiU
 			zap.Int("contents", om.Contents), zap.Int("sentinels", om.Sentinels))
 	}
 	p.forwardGemini(w, r, up, out, fl)
+	return nil
 }
 
 // geminiKeys places a Gemini request: its conversation key, and the turn
@@ -124,22 +107,18 @@ func geminiKeys(h http.Header, doc *gemini.Doc) requestKeys {
 }
 
 // placeGemini records the request in the session registry and the ledger
-// and resolves its policy, answering the request itself when it cannot.
-func (p *Proxy) placeGemini(w http.ResponseWriter, r *http.Request, keys requestKeys, acct Account) (*flight, bool) {
+// and resolves its policy, returning the Error when it cannot.
+func (p *Proxy) placeGemini(r *http.Request, keys requestKeys, acct Account) (*flight, error) {
 	pl := p.sessions.place(keys, acct, p.cfg.Now(), false)
 	if err := p.syncLedger(r.Context(), keys.session, acct, &pl); err != nil {
-		p.cfg.Log.Error("ledger unreadable", zap.String("session", keys.session), zapErr(err))
-		writeError(w, http.StatusServiceUnavailable, diag.StorageUnavailable, "continuity proxy: the request was not sent: "+err.Error())
-		return nil, false
+		return nil, ledgerFailed(keys.session, err)
 	}
 	born := pl.firstSeen.UnixMilli()
 	res, err := p.cfg.Policy.Resolve(r.Context(), keys.session, &hostapi.SessionHeader{CreatedAt: &born})
 	if err != nil {
-		p.cfg.Log.Error("policy unreadable", zap.String("session", keys.session), zapErr(err))
-		writeError(w, http.StatusInternalServerError, diagCode(err, "POLICY_UNAVAILABLE"), "continuity proxy: the session policy could not be read: "+err.Error())
-		return nil, false
+		return nil, policyFailed(keys.session, err)
 	}
-	return &flight{session: keys.session, account: acct, on: res.Enabled, seq: pl.seq}, true
+	return &flight{session: keys.session, account: acct, on: res.Enabled, seq: pl.seq}, nil
 }
 
 // omitGemini filters doc for account acct: a signature is kept only when

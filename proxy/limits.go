@@ -184,10 +184,12 @@ func tooSlow(r *http.Request) error {
 	return nil
 }
 
-// answerTooSlow answers a request whose body fell behind the minimum rate.
-func (p *Proxy) answerTooSlow(w http.ResponseWriter, r *http.Request, err error) {
-	p.cfg.Log.Warn("request body too slow", zapPath(r), zapErr(err))
-	w.Header().Set("Connection", "close")
-	writeError(w, http.StatusRequestTimeout, diag.ProxyBodyTooSlow, "continuity proxy: "+err.Error()+
-		fmt.Sprintf("; a body must arrive within %s plus its length at %d bytes a second (--body-grace, --body-min-rate)", p.cfg.Limits.BodyGrace, p.cfg.Limits.BodyMinRate))
+// tooSlowError is the Error of a request whose body fell behind the
+// minimum rate (408, Connection: close).
+func (p *Proxy) tooSlowError(err error) *Error {
+	e := fail(http.StatusRequestTimeout, diag.ProxyBodyTooSlow, "continuity proxy: "+err.Error()+
+		fmt.Sprintf("; a body must arrive within %s plus its length at %d bytes a second (--body-grace, --body-min-rate)", p.cfg.Limits.BodyGrace, p.cfg.Limits.BodyMinRate), err).
+		logs("request body too slow")
+	e.Header = http.Header{"Connection": {"close"}}
+	return e
 }

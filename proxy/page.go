@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/continuity-dev/continuity/diag"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
 )
 
@@ -37,19 +38,19 @@ func (p *Proxy) page(w http.ResponseWriter, r *http.Request) {
 	for _, k := range pageKeys {
 		s, err := uicontract.Text(locale, k, nil)
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, "TEXT_MISSING", "continuity proxy: "+err.Error())
+			p.answerError(w, r, fail(http.StatusInternalServerError, diag.ProxyTextMissing, "continuity proxy: "+err.Error(), err))
 			return
 		}
 		texts[k] = s
 	}
 	js, err := json.Marshal(texts)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "INTERNAL", "continuity proxy: "+err.Error())
+		p.answerError(w, r, internal(err))
 		return
 	}
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, map[string]any{"Lang": locale, "Title": texts["proxy.page.title"], "Texts": template.JS(js)}); err != nil {
-		writeError(w, http.StatusInternalServerError, "INTERNAL", "continuity proxy: "+err.Error())
+		p.answerError(w, r, internal(err))
 		return
 	}
 	h := w.Header()

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-
-	"github.com/continuity-dev/continuity/diag"
 )
 
 // syncLedger completes pl from the ledger, which knows when a session was
@@ -47,12 +45,11 @@ func (p *Proxy) syncLedger(ctx context.Context, session string, acct Account, pl
 // side forwards a side request (requestKeys.side) unchanged, recording its
 // account in the session's set and, through the tap, what its answer
 // issues; it counts as no turn.
-func (p *Proxy) side(w http.ResponseWriter, r *http.Request, body []byte, keys requestKeys, acct Account, now time.Time) {
+func (p *Proxy) side(w http.ResponseWriter, r *http.Request, body []byte, keys requestKeys, acct Account, now time.Time) error {
 	pl := p.sessions.note(keys, acct, now)
 	if err := p.syncLedger(r.Context(), keys.session, acct, &pl); err != nil {
-		p.cfg.Log.Error("ledger unreadable", zap.String("session", keys.session), zapErr(err))
-		writeError(w, http.StatusServiceUnavailable, diag.StorageUnavailable, "continuity proxy: the request was not sent: "+err.Error())
-		return
+		return ledgerFailed(keys.session, err)
 	}
 	p.forward(w, r, [][]byte{body}, &flight{session: keys.session, account: acct, side: true})
+	return nil
 }

@@ -2,13 +2,10 @@ package proxy
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httputil"
 	"strings"
 	"sync/atomic"
-
-	"go.uber.org/zap"
 
 	"github.com/continuity-dev/continuity/diag"
 )
@@ -38,6 +35,8 @@ type Proxy struct {
 	// geminiRP sends Gemini requests to their upstream with the signature
 	// tap on the answers (gemini_route.go).
 	geminiRP *httputil.ReverseProxy
+	// apiMux routes the page API (apiRoutes).
+	apiMux *http.ServeMux
 	// refused counts the page API requests the guard refused in this run.
 	refused atomic.Int64
 }
@@ -64,6 +63,7 @@ func New(cfg Config) (*Proxy, error) {
 	p.plain = p.reverseProxy(nil)
 	p.filtered = p.reverseProxy(p.modifyResponse)
 	p.geminiRP = p.reverseProxy(p.modifyGeminiResponse)
+	p.apiMux = p.apiRoutes()
 	return p, nil
 }
 
@@ -117,7 +117,8 @@ func (p *Proxy) upstreamRequest(w http.ResponseWriter, r *http.Request) {
 	r, ok := p.route(r)
 	switch {
 	case !ok:
-		writeError(w, http.StatusNotFound, "UNKNOWN_UPSTREAM", "continuity proxy: no upstream is served under this path; use one of the proxy's /NAME/ prefixes")
+		p.answerError(w, r, fail(http.StatusNotFound, diag.ProxyUnknownUpstream,
+			"continuity proxy: no upstream is served under this path; use one of the proxy's /NAME/ prefixes", nil))
 	case r.Method != http.MethodPost:
 		p.plain.ServeHTTP(w, r)
 	case responsesPath(r.URL.Path) && r.URL.RawPath == "":
@@ -125,37 +126,10 @@ func (p *Proxy) upstreamRequest(w http.ResponseWriter, r *http.Request) {
 	case geminiPath(r.URL.Path):
 		p.geminiRequest(w, r, p.geminiUpstream(upstreamOf(r)))
 	case looksLikeResponses(r.URL):
-		p.cfg.Log.Warn("responses path variant refused", zapPath(r))
-		writeError(w, http.StatusBadRequest, "RESPONSES_PATH_REFUSED", "continuity proxy: the request was not sent: its path may reach the Responses endpoint but is not one the proxy filters; send it to …/responses or …/responses/compact exactly")
+		p.answerError(w, r, fail(http.StatusBadRequest, diag.ProxyResponsesPathRefused,
+			"continuity proxy: the request was not sent: its path may reach the Responses endpoint but is not one the proxy filters; send it to …/responses or …/responses/compact exactly", nil).
+			logs("responses path variant refused"))
 	default:
 		p.plain.ServeHTTP(w, r)
 	}
-}
-
-// upstreamFailed answers a request the upstream never answered: 408
-// REQUEST_BODY_TOO_SLOW when its body fell behind the minimum rate; nothing
-// when the client went away (its request was cancelled, and so was the
-// upstream's), else 502 with a named reason — UPSTREAM_TIMEOUT or
-// UPSTREAM_UNREACHABLE — in the OpenAI error shape clients display.
-func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
-	if slow := tooSlow(r); slow != nil {
-		p.answerTooSlow(w, r, slow)
-		return
-	}
-	if r.Context().Err() != nil {
-		return
-	}
-	fl, _ := r.Context().Value(flightKey{}).(*flight)
-	if ferr := fl.filterFailed(); ferr != nil {
-		p.cfg.Log.Warn("request not filtered", zap.String("session", fl.session), zapErr(ferr))
-		writeError(w, notFilteredStatus(ferr), diagCode(ferr, diag.InvalidPayload), "continuity proxy: the request was not sent: "+ferr.Error())
-		return
-	}
-	code, status := "UPSTREAM_UNREACHABLE", http.StatusBadGateway
-	var timeout interface{ Timeout() bool }
-	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &timeout) && timeout.Timeout() {
-		code = "UPSTREAM_TIMEOUT"
-	}
-	p.cfg.Log.Warn("upstream failed", zapPath(r), zapCode(code), zapErr(err))
-	writeError(w, status, code, "continuity proxy: the upstream did not answer: "+err.Error())
 }

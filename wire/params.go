@@ -1,9 +1,6 @@
 package wire
 
-import (
-	"sync/atomic"
-	"testing"
-)
+import "sync/atomic"
 
 // Params are the bytes of one value cut from a host frame — a request's
 // params, or a large result of one of our calls — together with the claim
@@ -12,9 +9,10 @@ import (
 // (the bytes become ordinary garbage-collected memory). Until then they
 // count toward the bytes in flight that pause reading (see budget).
 //
-// Misuse fails where it happens: Bytes after Release panics, and in test
-// binaries a released buffer is overwritten at once, so a slice kept past
-// Release reads garbage instead of, much later, an unrelated frame. A nil
+// Misuse fails where it happens: Bytes after Release panics, and in the
+// race build and wire's own tests a released buffer is overwritten at once
+// (poisonReleased), so a slice kept past Release reads garbage instead of,
+// much later, an unrelated frame. A nil
 // *Params is "no params": Bytes is nil and Release and Keep do nothing.
 type Params struct {
 	b      []byte
@@ -66,8 +64,8 @@ func (p *Params) Release() {
 	}
 	p.before = nil
 	if p.fr.pooled != nil {
-		if testing.Testing() {
-			poison(p.fr.pooled)
+		if poisonReleased != nil {
+			poisonReleased(p.fr.pooled)
 		}
 		p.s.frames.recycle(p.fr)
 	}
@@ -88,14 +86,10 @@ func (p *Params) Keep() {
 	p.s.budget.give(p.held)
 }
 
-// poison overwrites a released buffer so that a slice kept past Release
-// is caught by the next test that reads it.
-func poison(b []byte) {
-	if len(b) == 0 {
-		return
-	}
-	b[0] = 0xFF
-	for n := 1; n < len(b); n *= 2 {
-		copy(b[n:], b[:n])
-	}
-}
+// poisonReleased, when set, overwrites a pool buffer as it is released so
+// that a slice kept past Release reads as garbage at once. It is debug
+// only, and the product binary has none of it: the race build sets it
+// (poison_race.go), which CI's `go test -race ./...` uses for every test
+// and for the e2e binaries internal/testbin builds with -race; without
+// the race tag, wire's own tests set it (poison_norace_test.go).
+var poisonReleased func([]byte)
