@@ -67,11 +67,16 @@ func Start(t *testing.T, tarballs ...string) *Registry {
 			optional[name] = version
 		}
 		file := filepath.Base(path)
+		reg.mu.Lock()
 		reg.tarballs[file] = b
+		reg.mu.Unlock()
 		reg.publish(t, m.Name, m.Version, manifest, file, b)
 	}
 	for name, version := range optional {
-		if _, ok := reg.docs[name]; ok {
+		reg.mu.Lock()
+		_, ok := reg.docs[name]
+		reg.mu.Unlock()
+		if ok {
 			continue
 		}
 		// os and cpu from the name's platform-arch, as that package declares them.
@@ -100,20 +105,27 @@ func (reg *Registry) publish(t *testing.T, name, version string, manifest []byte
 	if err != nil {
 		t.Fatal(err)
 	}
+	reg.mu.Lock()
 	reg.docs[name] = doc
+	reg.mu.Unlock()
 }
 
+// serve answers npm. The maps are filled before Start returns and never
+// after; serve takes them under mu, which orders those writes before its
+// reads (npm, another process, gives no happens-before of its own with
+// the test goroutine that filled them).
 func (reg *Registry) serve(w http.ResponseWriter, r *http.Request) {
 	reg.mu.Lock()
 	reg.requested = append(reg.requested, r.URL.Path)
+	tarballs, docs := reg.tarballs, reg.docs
 	reg.mu.Unlock()
 	if file, ok := strings.CutPrefix(r.URL.Path, "/tarballs/"); ok {
-		if b, ok := reg.tarballs[file]; ok {
+		if b, ok := tarballs[file]; ok {
 			w.Header().Set("Content-Type", "application/octet-stream")
 			_, _ = w.Write(b)
 			return
 		}
-	} else if doc, ok := reg.docs[strings.TrimPrefix(r.URL.Path, "/")]; ok {
+	} else if doc, ok := docs[strings.TrimPrefix(r.URL.Path, "/")]; ok {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(doc)
 		return
