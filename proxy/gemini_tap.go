@@ -72,7 +72,7 @@ type geminiTap struct {
 	line   []byte // the current line of a stream
 	data   []byte // the current event's data lines, joined by newlines
 	tooBig bool
-	cr     bool // the last byte seen was \r
+	lines  lineFraming
 }
 
 // Read implements io.Reader: the bytes are the upstream's, as they arrive.
@@ -117,31 +117,9 @@ func (t *geminiTap) event(data []byte) {
 	})
 }
 
-// scan feeds stream bytes through server-sent events' line framing (lines
-// end in \n, \r\n or \r; a blank line ends an event).
-func (t *geminiTap) scan(b []byte) {
-	if t.cr && len(b) > 0 && b[0] == '\n' {
-		b = b[1:]
-	}
-	t.cr = false
-	for len(b) > 0 {
-		i := lineEnd(b)
-		if i < 0 {
-			t.appendLine(b)
-			return
-		}
-		t.appendLine(b[:i])
-		t.endLine()
-		if b[i] == '\r' {
-			if i+1 == len(b) {
-				t.cr = true
-			} else if b[i+1] == '\n' {
-				i++
-			}
-		}
-		b = b[i+1:]
-	}
-}
+// scan feeds stream bytes through server-sent events' line framing (a
+// blank line ends an event).
+func (t *geminiTap) scan(b []byte) { t.lines.feed(b, t.appendLine, t.endLine) }
 
 func (t *geminiTap) appendLine(b []byte) {
 	if t.tooBig {

@@ -35,7 +35,7 @@ type tap struct {
 	data   []byte // the current event's data lines, joined by newlines
 	skip   bool   // the current event is not one the tap reads
 	tooBig bool   // the current event or JSON body passed its bound
-	cr     bool   // the last byte seen was \r: a \n right after it ends nothing
+	lines  lineFraming
 }
 
 // Read implements io.Reader: the bytes are the upstream's, as they arrive.
@@ -72,31 +72,9 @@ func (t *tap) Close() error {
 }
 
 // scanStream feeds stream bytes through the line and event framing of
-// server-sent events (lines end in \n, \r\n or \r; a blank line ends an
-// event; data: lines are its payload).
-func (t *tap) scanStream(b []byte) {
-	if t.cr && len(b) > 0 && b[0] == '\n' {
-		b = b[1:]
-	}
-	t.cr = false
-	for len(b) > 0 {
-		i := lineEnd(b)
-		if i < 0 {
-			t.appendLine(b)
-			return
-		}
-		t.appendLine(b[:i])
-		t.endLine()
-		if b[i] == '\r' {
-			if i+1 == len(b) {
-				t.cr = true
-			} else if b[i+1] == '\n' {
-				i++
-			}
-		}
-		b = b[i+1:]
-	}
-}
+// server-sent events (a blank line ends an event; data: lines are its
+// payload).
+func (t *tap) scanStream(b []byte) { t.lines.feed(b, t.appendLine, t.endLine) }
 
 // appendLine adds to the current line; within a skipped or oversized event
 // only the line's start is kept, enough to see where the event ends.
@@ -155,6 +133,38 @@ func (t *tap) item(it gjson.Result) {
 			t.record(fp, t.account)
 			t.issued = append(t.issued, fp)
 		}
+	}
+}
+
+// lineFraming carries server-sent events' line framing across reads: a
+// line ends in \n, \r\n or \r, and a \r may end one read with its \n
+// starting the next.
+type lineFraming struct {
+	cr bool // the last byte seen was \r: a \n right after it ends nothing
+}
+
+// feed splits b into pieces of the current line (part) and line ends (end).
+func (f *lineFraming) feed(b []byte, part func([]byte), end func()) {
+	if f.cr && len(b) > 0 && b[0] == '\n' {
+		b = b[1:]
+	}
+	f.cr = false
+	for len(b) > 0 {
+		i := lineEnd(b)
+		if i < 0 {
+			part(b)
+			return
+		}
+		part(b[:i])
+		end()
+		if b[i] == '\r' {
+			if i+1 == len(b) {
+				f.cr = true
+			} else if b[i+1] == '\n' {
+				i++
+			}
+		}
+		b = b[i+1:]
 	}
 }
 
