@@ -26,6 +26,7 @@ var installCommands = []string{
 	"sha256sum -c --ignore-missing SHA256SUMS",
 	"tar xzf continuity-" + server.Version + "-linux-amd64.tar.gz",
 	"go install github.com/continuity-dev/continuity/cmd/continuity@v" + server.Version,
+	"go install ./cmd/continuity",
 	"scripts/pack -platforms host",
 }
 

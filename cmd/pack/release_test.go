@@ -106,6 +106,27 @@ func TestGoInstallFromModuleProxy(t *testing.T) {
 	}
 }
 
+// TestGoInstallFromAClone: README's from-a-clone line, run in the
+// repository with GOBIN set, gives a continuity that prints this version.
+func TestGoInstallFromAClone(t *testing.T) {
+	repo, err := moduleRoot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gobin := t.TempDir()
+	f := strings.Fields(installCommands[7])
+	cmd := exec.Command(f[0], f[1:]...)
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", installCommands[7], err, out)
+	}
+	out, err := exec.Command(filepath.Join(gobin, "continuity"), "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "continuity "+server.Version+" ") {
+		t.Fatalf("the installed continuity --version: %v\n%s", err, out)
+	}
+}
+
 func goEnvValue(t *testing.T, name string) string {
 	t.Helper()
 	out, err := exec.Command("go", "env", name).Output()
