@@ -38,7 +38,7 @@ func doctorCmd(args []string) int {
 	}
 	dir := dataDir()
 	d := &doctor{}
-	d.ok("%s, %s %s/%s", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	d.ok("%s (%s/%s)", version(), runtime.GOOS, runtime.GOARCH)
 	usable := d.checkDataDir(dir)
 	if usable {
 		d.checkDatabase(dir)
