@@ -26,7 +26,7 @@ var helps = map[string]help{
 	},
 	"proxy": {
 		synopsis: []string{"continuity proxy --upstream [NAME=]URL... [--listen 127.0.0.1:PORT] [--data-dir DIR] [--default on|off] [--rule provenance|turn] [--log-format text|json|auto]"},
-		summary:  "The local Responses proxy for Codex CLI, opencode, pi and any Responses client: it omits reasoning another account issued from each request of a session whose policy is on.",
+		summary:  "The local proxy for Codex CLI, opencode, pi, the Gemini CLI and any Responses client: for each session whose policy is on, it omits the encrypted reasoning (for Gemini, the thought signatures) not recorded as issued to the upstream and account the request uses.",
 		examples: []string{
 			"continuity proxy --upstream https://api.openai.com",
 			"continuity proxy --upstream https://api.openai.com --listen 127.0.0.1:9000 --log-format json",

@@ -4,7 +4,7 @@
 //	continuity demo      an account-switch scenario on the embedded host
 //	continuity scenario  run a scenario file against the real binary
 //	continuity bench     the performance comparison
-//	continuity proxy     the local Responses proxy for Codex, opencode and others
+//	continuity proxy     the local proxy for Codex, opencode, pi, the Gemini CLI and others
 //	continuity policy    set a session's policy or the new-session default
 package main
 
@@ -22,7 +22,7 @@ commands:
   doctor     check the data directory, its database, the proxy, the upstream and the clients' configurations
   page       print the status page's address with its key (--data-dir)
   policy     show or set a session's visible-history continuation policy: policy [--data-dir DIR] [SESSION [on|off|default]], or --default on|off
-  proxy      the local Responses proxy for Codex CLI, opencode and any Responses client (--upstream URL, --listen, --data-dir, --default, --rule)
+  proxy      the local proxy for Codex CLI, opencode, pi, the Gemini CLI and any Responses client (--upstream [NAME=]URL, --listen, --data-dir, --default, --rule)
   run        run codex or opencode through the data directory's proxy, starting one if none runs (run [--upstream URL] codex [ARGS...])
   scenario   run or validate your own scenario file (scenario run FILE)
   serve      serve the plugin protocol on stdin/stdout (hosts start this)

@@ -19,8 +19,8 @@ import (
 	"github.com/continuity-dev/continuity/sqlstore"
 )
 
-// proxyCmd runs `continuity proxy`: the local Responses proxy for clients
-// that cannot load the plugin. It prints the listening address and the
+// proxyCmd runs `continuity proxy`: the local Responses and Gemini proxy
+// for clients that cannot load the plugin. It prints the listening address and the
 // status page's address (with the page secret kept in the data directory,
 // in the fragment) on stdout, logs on stderr (--log-format), and runs until
 // SIGINT or SIGTERM.
