@@ -17,7 +17,7 @@ import (
 func (r *rig) activate() {
 	r.t.Helper()
 	res := r.print("", "/continuity", "--no-session")
-	if !strings.Contains(res.stderr, "Use the new-session default: On") {
+	if !strings.Contains(res.stderr, "Use the new-session default: On (shared by the plugin, pi and every proxy on this data directory)") {
 		r.t.Fatalf("first load: %v\nstdout:\n%s\nstderr:\n%s", res.err, res.stdout, res.stderr)
 	}
 }

@@ -96,7 +96,8 @@ async function show(ext: Extension, peer: Peer, sid: string): Promise<string> {
 	if (v.activeTurnEnabled !== undefined && v.activeTurnEnabled !== v.enabled) {
 		lines.push(`${t("policy.pendingNextTurn")} (${onOff(v.activeTurnEnabled)})`);
 	}
-	lines.push(`${t("policy.default")}: ${onOff(d.enabled)}`);
+	// One default serves the plugin, pi and every proxy on the data directory (docs/design.md §5): say so.
+	lines.push(`${t("policy.default")}: ${onOff(d.enabled)} (${t("proxy.page.shared")})`);
 	const rule = ext.rule();
 	lines.push(`${t("rule.label")}: ${t(`rule.${rule}`)}`);
 	const last = ext.requests.byProvenance.get(sid);
