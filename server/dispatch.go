@@ -10,61 +10,8 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
-	"github.com/continuity-dev/continuity/jsonscan"
 	"github.com/continuity-dev/continuity/wire"
 )
-
-// method is one entry of the typed method table. Exactly one of call,
-// borrow and notify is set. check validates params before dispatch; a
-// failure is -32602 for requests and a logged drop for notifications.
-//
-// The handler's type says who owns the params. call and notify get bytes
-// that are theirs to keep (the frame buffer is never reused). borrow gets
-// the *wire.Params and only borrows them: the dispatcher releases them
-// once the reply is written, and a large frame's buffer then carries a
-// later frame (llm/payload: a 1 MiB payload per step would otherwise be a
-// fresh allocation per step). A borrowing result that must outlive the
-// reply registers its copy with Params.BeforeRelease.
-type method struct {
-	check  func(params []byte) error
-	call   func(ctx context.Context, params []byte) (any, error)
-	borrow func(ctx context.Context, params *wire.Params) (any, error)
-	notify func(params []byte)
-	// early marks methods allowed before initialize completes.
-	early bool
-	// opens marks initialize: once its params pass the check it holds
-	// the gate opening, and its return opens or closes it (initGate).
-	opens bool
-	// afterReply runs once the reply is written (shutdown uses it to exit
-	// only after its answer is flushed).
-	afterReply func()
-	// onCancel runs when a request is cancelled after its handler already
-	// succeeded: the host will send nothing, so effects such as a turn
-	// admission must be undone.
-	onCancel func(params []byte)
-	// inline marks a request answered in the read loop when its params
-	// are small (runInline).
-	inline bool
-}
-
-// run calls the request's handler.
-func (m method) run(ctx context.Context, params *wire.Params) (any, error) {
-	if m.borrow != nil {
-		return m.borrow(ctx, params)
-	}
-	return m.call(ctx, params.Bytes())
-}
-
-// done ends the dispatcher's ownership of a request's params once its
-// reply is written: a borrowing handler's buffer is reused, a keeping
-// handler's bytes are left to it.
-func (m method) done(params *wire.Params) {
-	if m.borrow != nil {
-		params.Release()
-		return
-	}
-	params.Keep()
-}
 
 // dispatcher checks every message against the method table and runs it:
 // notifications synchronously in the read loop (so they apply in arrival
@@ -104,13 +51,13 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 	params := in.Params
 	m, known := d.methods[req.Method]
 	if req.Notif {
-		if !known || m.notify == nil {
+		if !known || !m.flags.has(notification) {
 			params.Release()
 			d.log.Debug("ignored notification", zap.String("method", req.Method))
 			return
 		}
 		n := heldNote{req.Method, m, params}
-		if m.early {
+		if m.flags.has(early) {
 			d.apply(n)
 			return
 		}
@@ -125,24 +72,25 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 	case !known:
 		fail(wire.CodeMethodNotFound, "method not found: "+clip(req.Method))
 		return
-	case m.call == nil && m.borrow == nil:
+	case m.flags.has(notification):
 		fail(wire.CodeInvalidRequest, req.Method+" is a notification and takes no id")
 		return
-	case !m.early && !d.gate.open():
+	case !m.flags.has(early) && !d.gate.open():
 		fail(wire.CodeNotInitialized, "not initialized: send initialize first")
 		return
 	}
-	if err := m.check(params.Bytes()); err != nil {
+	call, err := m.read(params)
+	if err != nil {
 		params.Release()
 		d.reply(in.ID, nil, err)
 		return
 	}
-	if m.opens && !d.gate.begin() {
+	if m.flags.has(opens) && !d.gate.begin() {
 		fail(wire.CodeInvalidRequest, "initialize is already running")
 		return
 	}
-	if m.inline && len(params.Bytes()) <= inlineBytes {
-		d.runInline(in.ID, m, params)
+	if m.flags.has(inline) && len(params.Bytes()) <= inlineBytes {
+		d.runInline(in.ID, m, call, params)
 		return
 	}
 	ctx, cancel := context.WithCancelCause(d.base)
@@ -151,7 +99,7 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 	if _, dup := d.inflight[in.ID.Key()]; dup {
 		d.mu.Unlock()
 		cancel(nil)
-		if m.opens {
+		if m.flags.has(opens) {
 			d.gate.finish(false, d.apply)
 		}
 		fail(wire.CodeInvalidRequest, "a request with this id is still running")
@@ -162,8 +110,8 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 	d.mu.Unlock()
 	go func() {
 		defer d.wg.Done()
-		result, err := m.run(ctx, params)
-		if m.opens {
+		result, err := call.run(ctx)
+		if m.flags.has(opens) {
 			d.gate.finish(err == nil, d.apply)
 		}
 		d.mu.Lock()
@@ -171,16 +119,14 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 		d.mu.Unlock()
 		cancel(nil)
 		if f.cancelled.Load() {
-			if err == nil && m.onCancel != nil {
-				m.onCancel(params.Bytes())
+			if err == nil {
+				call.cancelled()
 			}
 			err = errCancelled
 		}
 		d.reply(in.ID, result, err)
 		m.done(params)
-		if m.afterReply != nil {
-			m.afterReply()
-		}
+		call.replied()
 	}()
 }
 
@@ -195,25 +141,22 @@ type heldNote struct {
 // drop gives up a notification that will never be applied.
 func (n heldNote) drop() { n.params.Release() }
 
-// apply checks and applies one notification, in the read loop or, for
+// apply reads and applies one notification, in the read loop or, for
 // held ones, when initialize finishes; the handler keeps its params.
 func (d *dispatcher) apply(n heldNote) {
-	defer n.params.Keep()
-	if err := n.m.check(n.params.Bytes()); err != nil {
+	defer n.m.done(n.params)
+	call, err := n.m.read(n.params)
+	if err != nil {
 		d.log.Warn("invalid notification", zap.String("method", n.method), zap.String("reason", err.Error()))
 		return
 	}
-	n.m.notify(n.params.Bytes())
+	_, _ = call.run(d.base)
 }
 
-// cancelRequest handles $/cancelRequest from the host. The id is compared
-// by value, exactly as the request's own id was (wire.ID).
-func (d *dispatcher) cancelRequest(params []byte) {
-	id, ok := cancelledID(params)
-	if !ok {
-		d.log.Warn("$/cancelRequest without one usable id")
-		return
-	}
+// cancelRequest handles $/cancelRequest from the host (its entry read the
+// id, readCancelParams). The id is compared by value, exactly as the
+// request's own id was (wire.ID).
+func (d *dispatcher) cancelRequest(id wire.ID) {
 	d.mu.Lock()
 	f := d.inflight[id.Key()]
 	d.mu.Unlock()
@@ -295,25 +238,4 @@ func clip(s string) string {
 		return s[:64] + "…"
 	}
 	return s
-}
-
-// cancelledID reads the id of $/cancelRequest params (schema-checked: an
-// object with an id). A duplicated id member names no one request.
-func cancelledID(params []byte) (wire.ID, bool) {
-	sc := jsonscan.Scanner{B: params, Trusted: true}
-	members, err := sc.Members(nil)
-	if err != nil {
-		return wire.ID{}, false
-	}
-	var raw []byte
-	for _, m := range members {
-		if sc.NameIs(m, "id") {
-			if raw != nil {
-				return wire.ID{}, false
-			}
-			raw = m.Value(params)
-		}
-	}
-	id, err := wire.ParseID(raw)
-	return id, err == nil
 }

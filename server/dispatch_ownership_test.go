@@ -26,14 +26,11 @@ func TestBorrowingHandlerThatKeepsItsParamsIsCaught(t *testing.T) {
 	stream := wire.NewStream(inR, &out, nil, 0, zap.NewNop())
 	kept := make(chan *wire.Params, 1)
 	d := &dispatcher{stream: stream, log: zap.NewNop(), base: context.Background(), inflight: map[string]*inflight{}}
-	d.methods = map[string]method{"leaky": {
-		check: func([]byte) error { return nil },
-		early: true,
-		borrow: func(_ context.Context, p *wire.Params) (any, error) {
-			kept <- p // the mistake: the params outlive the reply
-			return struct{}{}, nil
-		},
-	}}
+	frame := func(p *wire.Params) (*wire.Params, error) { return p, nil }
+	d.methods = map[string]method{"leaky": request(frame, func(_ context.Context, p *wire.Params) (any, error) {
+		kept <- p // the mistake: the params outlive the reply
+		return struct{}{}, nil
+	}).entry(early | borrows)}
 	conn := jsonrpc2.NewConn(context.Background(), stream, d)
 	defer conn.Close()
 	go func() {

@@ -27,15 +27,16 @@ func TestExitDeadlineLogsRequestsLeft(t *testing.T) {
 	inR, inW := io.Pipe()
 	stream := wire.NewStream(inR, io.Discard, nil, 0, log)
 	started, release := make(chan struct{}, 2), make(chan struct{})
-	stuck := func(context.Context, []byte) (any, error) {
+	stuck := func(context.Context, struct{}) (any, error) {
 		started <- struct{}{}
 		<-release // the mistake under test: the handler ignores ctx
 		return struct{}{}, nil
 	}
+	anything := func(*wire.Params) (struct{}, error) { return struct{}{}, nil }
 	d := &dispatcher{stream: stream, log: log, base: context.Background(), inflight: map[string]*inflight{}}
 	d.methods = map[string]method{
-		"tool/call":     {check: func([]byte) error { return nil }, early: true, call: stuck},
-		"remote/invoke": {check: func([]byte) error { return nil }, early: true, call: stuck},
+		"tool/call":     request(anything, stuck).entry(early),
+		"remote/invoke": request(anything, stuck).entry(early),
 	}
 	conn := jsonrpc2.NewConn(context.Background(), stream, d)
 	defer conn.Close()

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 
@@ -23,18 +22,10 @@ type invokeParams struct {
 	Args      json.RawMessage `json:"args"`
 }
 
-// remoteInvoke answers remote/invoke. Every failure of a known call is a
-// Remote envelope in the result, never a JSON-RPC error: absent or null
-// args are {} (so a method without arguments, such as defaults, needs
-// none, and one with required arguments answers arguments-invalid).
-func (s *Server) remoteInvoke(ctx context.Context, raw []byte) (any, error) {
-	p, err := splitInvokeParams(raw)
-	if err != nil {
-		return nil, err
-	}
-	if a := bytes.TrimSpace(p.Args); len(a) == 0 || bytes.Equal(a, []byte("null")) {
-		p.Args = json.RawMessage("{}")
-	}
+// remoteInvoke answers remote/invoke with the params its entry read
+// (readInvokeParams). Every failure of a known call is a Remote envelope
+// in the result, never a JSON-RPC error.
+func (s *Server) remoteInvoke(ctx context.Context, p invokeParams) (any, error) {
 	svc := s.svc()
 	switch p.Namespace {
 	case remote.SessionContinuationNamespace:
