@@ -79,8 +79,8 @@ type sessionEventParams struct {
 
 // readSessionEventParams reads the envelope of session/event and
 // session.event (readSessionEvent): a large event is scanned once and
-// never decoded on the read loop. Its failure drops the event with the
-// reason logged.
+// never decoded on the read loop. Its failure drops the event with
+// readSessionEvent's reason logged as it is.
 func readSessionEventParams(params *wire.Params) (sessionEventParams, error) {
 	raw := params.Bytes()
 	if raw == nil {
@@ -88,7 +88,7 @@ func readSessionEventParams(params *wire.Params) (sessionEventParams, error) {
 	}
 	ev, headerErr, err := readSessionEvent(raw)
 	if err != nil {
-		return sessionEventParams{}, invalidParams(err.Error())
+		return sessionEventParams{}, err
 	}
 	return sessionEventParams{ev: ev, headerErr: headerErr}, nil
 }

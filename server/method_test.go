@@ -1,0 +1,122 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/continuity-dev/continuity/diag"
+	"github.com/continuity-dev/continuity/wire"
+)
+
+// paramsOf is raw as the params of a request the stream read, owned by
+// the caller as the dispatcher owns them.
+func paramsOf(t *testing.T, raw string) *wire.Params {
+	t.Helper()
+	s := wire.NewStream(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"m","params":`+raw+"}\n"), io.Discard, nil, 0, zap.NewNop())
+	var msg map[string]any
+	if err := s.ReadObject(&msg); err != nil {
+		t.Fatal(err)
+	}
+	return s.TakeRequest().Params
+}
+
+// readEntry reads params as the dispatcher does and, for an entry that
+// reads on the request's goroutine (deferred), runs it far enough to read.
+// A read that wrongly succeeds reaches a handler without services, which
+// panics; that is reported as the read's success.
+func readEntry(m method, params *wire.Params) (err error) {
+	call, err := m.read(params)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if recover() != nil {
+			err = nil
+		}
+	}()
+	_, err = call.run(context.Background())
+	return err
+}
+
+// TestEveryEntryRefusesADuplicatedMember holds the table to one
+// duplicate-key rule (internal/strictjson's): every method whose params
+// are read refuses a member name given twice, at the top or one level
+// down, naming the name: a request with -32602, a notification with the
+// reason its drop is logged with. shutdown reads no member (its schema
+// says any members are ignored) and is the one exception.
+func TestEveryEntryRefusesADuplicatedMember(t *testing.T) {
+	table := (&Server{}).methodTable()
+	for _, doc := range []string{
+		`{"sessionId":"s","event":{"type":"t","seq":1},"x":1,"x\u0020":0,"x":2}`,
+		`{"sessionId":"s","event":{"type":"t","seq":1,"s\u0065q":2}}`,
+	} {
+		for name, m := range table {
+			if name == "shutdown" {
+				continue
+			}
+			err := readEntry(m, paramsOf(t, doc))
+			var pe *protocolError
+			request := !m.flags.has(notification)
+			if err == nil || !strings.Contains(err.Error(), "appears more than once") ||
+				request && (!errors.As(err, &pe) || pe.code != wire.CodeInvalidParams) {
+				t.Errorf("%s %s: %v, want a refusal naming the duplicated member (-32602 for a request)", name, doc, err)
+			}
+		}
+	}
+}
+
+// view of b's memory in raw: the offset of b's first byte, or -1 when b
+// was copied.
+func offsetIn(raw, b []byte) int {
+	for i := range raw {
+		if &raw[i] == &b[0] {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestLargeMemberIsPassedOnAsAView: llm/payload's payload and
+// remote/invoke's args reach their handlers as the frame's own bytes,
+// never decoded or copied, and each method keeps its rule for a member
+// that is not an object.
+func TestLargeMemberIsPassedOnAsAView(t *testing.T) {
+	big := `{"input":[` + strings.Repeat(`{"type":"message","content":"x"},`, 1000) + `{}]}`
+	pp := paramsOf(t, `{"requestId":"r","sessionId":"s","turn":1,"step":1,"provider":"openai","model":"m","payload":`+big+`}`)
+	p, err := readPayloadParams(pp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(p.payload) != big || offsetIn(pp.Bytes(), p.payload) < 0 || p.frame != pp || p.req.Purpose != "chat" {
+		t.Fatalf("payload: copied or wrong (%d bytes, purpose %q)", len(p.payload), p.req.Purpose)
+	}
+	_, err = readPayloadParams(paramsOf(t, `{"requestId":"r","sessionId":"s","turn":1,"step":1,"provider":"openai","model":"m","payload":[1]}`))
+	if diag.CodeOf(err) != diag.InvalidPayload {
+		t.Fatalf("a payload that is not an object: %v, want %s", err, diag.InvalidPayload)
+	}
+
+	ip := paramsOf(t, `{"namespace":"continuity","method":"notices","args":`+big+`}`)
+	inv, err := readInvokeParams(ip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(inv.Args) != big || offsetIn(ip.Bytes(), inv.Args) < 0 || inv.Namespace != "continuity" || inv.Method != "notices" {
+		t.Fatalf("args: copied or wrong (%d bytes, %s/%s)", len(inv.Args), inv.Namespace, inv.Method)
+	}
+	for _, args := range []string{``, `,"args":null`} {
+		inv, err := readInvokeParams(paramsOf(t, `{"namespace":"continuity","method":"notices"`+args+`}`))
+		if err != nil || !bytes.Equal(inv.Args, []byte("{}")) {
+			t.Fatalf("args %q: %v %s, want {}", args, err, inv.Args)
+		}
+	}
+	_, err = readInvokeParams(paramsOf(t, `{"namespace":"continuity","method":"notices","args":"x"}`))
+	if err == nil || !strings.Contains(err.Error(), "/args") {
+		t.Fatalf("args that are not an object: %v, want the schema naming /args", err)
+	}
+}
