@@ -93,12 +93,11 @@ type handler[P any] struct {
 	read reader[P]
 	// shape, when set, is all the read loop checks; read then runs with
 	// the handler, on the request's goroutine (see deferred).
-	shape    func(raw []byte) error
-	run      func(ctx context.Context, p P) (any, error)
-	undo     func(p P)
-	after    func()
-	flags    methodFlags
-	isNotice bool
+	shape func(raw []byte) error
+	run   func(ctx context.Context, p P) (any, error)
+	undo  func(p P)
+	after func()
+	flags methodFlags
 }
 
 // request is a request entry: read decodes its params once, and run gets
@@ -116,7 +115,7 @@ func typedRequest[P any](schemaName string, run func(ctx context.Context, p P) (
 // notice is a notification entry: read decodes its params once, and apply
 // gets what it decoded, in the read loop.
 func notice[P any](read reader[P], apply func(p P)) *handler[P] {
-	return &handler[P]{read: read, isNotice: true, flags: notification,
+	return &handler[P]{read: read, flags: notification,
 		run: func(_ context.Context, p P) (any, error) { apply(p); return nil, nil }}
 }
 
