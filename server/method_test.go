@@ -120,3 +120,28 @@ func TestLargeMemberIsPassedOnAsAView(t *testing.T) {
 		t.Fatalf("args that are not an object: %v, want the schema naming /args", err)
 	}
 }
+
+// TestLargeParamsAreReadOffTheReadLoop: the read loop only checks that
+// llm/payload's and llm/payloadDigest's params are an object, and their
+// full read is the handler's (answered -32602 all the same); remote/invoke
+// is read once, in the read loop, and a failure never reaches a handler.
+func TestLargeParamsAreReadOffTheReadLoop(t *testing.T) {
+	table := (&Server{}).methodTable()
+	for _, name := range []string{"llm/payload", "llm/payloadDigest"} {
+		m := table[name]
+		if _, err := m.read(paramsOf(t, `[1]`)); err == nil || err.Error() != "invalid params: params must be an object" {
+			t.Errorf("%s: an array passed the read loop's check (%v)", name, err)
+		}
+		call, err := m.read(paramsOf(t, `{"requestId":1}`))
+		if err != nil {
+			t.Fatalf("%s: the read loop read the params: %v", name, err)
+		}
+		var pe *protocolError
+		if _, err := call.run(context.Background()); !errors.As(err, &pe) || pe.code != wire.CodeInvalidParams || !strings.Contains(err.Error(), "missing properties") {
+			t.Errorf("%s: the handler's read answered %v, want -32602 naming the missing members", name, err)
+		}
+	}
+	if _, err := table["remote/invoke"].read(paramsOf(t, `{"namespace":"continuity"}`)); err == nil || !strings.Contains(err.Error(), "method") {
+		t.Errorf("remote/invoke without a method passed the read loop: %v", err)
+	}
+}
