@@ -171,4 +171,3 @@ func clip(s string) string {
 	}
 	return s[:i] + "…"
 }
-
