@@ -86,6 +86,7 @@ func TestClosedStoreRefusesLateUsers(t *testing.T) {
 	if err := svc.openStore(ctx, s, t.TempDir(), nil); err != nil {
 		t.Fatal(err)
 	}
+	svc.continuity = remote.NewContinuity(svc.continuityFeatures())
 	args := json.RawMessage(`{"agentId":"s1"}`)
 	var wg sync.WaitGroup
 	racing := make(chan string, 64)
