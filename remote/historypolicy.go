@@ -20,11 +20,6 @@ import (
 // (package continuation).
 const HistoryPolicyNamespace = "githubCopilotSessionContinuation"
 
-// SessionContinuationNamespace is HistoryPolicyNamespace under its old Go
-// name. It is kept only because server's remoteInvoke, which another
-// change rewrites, still says it; delete it when that change lands.
-const SessionContinuationNamespace = HistoryPolicyNamespace
-
 // PolicyChangedEvent is the remote/event sent after each successful change
 // of the policy; its args are
 // event/githubCopilotSessionContinuation.changed.args.

@@ -26,8 +26,8 @@ type invokeParams struct {
 func (s *Server) remoteInvoke(ctx context.Context, p invokeParams) (any, error) {
 	svc := s.svc()
 	switch p.Namespace {
-	case remote.SessionContinuationNamespace:
-		return svc.session.Invoke(ctx, p.Method, p.Args), nil
+	case remote.HistoryPolicyNamespace:
+		return svc.historyPolicy.Invoke(ctx, p.Method, p.Args), nil
 	case continuityNamespace:
 		return svc.continuityRemote(ctx, p.Method, p.Args), nil
 	}
@@ -44,7 +44,7 @@ func (svc *services) continuityRemote(ctx context.Context, method string, args j
 // store-backed ones stay nil interfaces, not typed nils, when
 // continuity.db could not be opened; stored then says why.
 func (svc *services) continuityFeatures() remote.ContinuityFeatures {
-	f := remote.ContinuityFeatures{Turns: svc.turns, Policy: svc.session, Stored: svc.stored}
+	f := remote.ContinuityFeatures{Turns: svc.turns, Policy: svc.historyPolicy, Stored: svc.stored}
 	if svc.cont != nil {
 		f.Lineage = svc.cont
 	}
