@@ -123,8 +123,9 @@ export function wrap(text: string, width: number): string[] {
 	let line = "";
 	let used = 0;
 	let lastSpace = -1; // index in line just after the last space
-	for (const ch of text) {
-		const c = cells(ch.codePointAt(0) ?? 0);
+	for (let ch of text) {
+		let c = cells(ch.codePointAt(0) ?? 0);
+		if (c > width) [ch, c] = ["?", 1]; // a wide character cannot fit a one-cell terminal
 		if (used + c > width) {
 			if (lastSpace > 0 && ch !== " ") {
 				out.push(line.slice(0, lastSpace).trimEnd());
