@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"encoding/json"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,7 +74,9 @@ func scriptContinuation(t *testing.T, r *rig, pred *piSession) {
 // (successor title, reason, what was carried, the open and inspect
 // commands — on pi 0.73, which cannot open the successor by itself, what
 // to press); the successor starts with the banner (back, view handoff);
-// `/continuity back` opens the predecessor, which shows the card; writing
+// `/continuity back` opens the predecessor, which shows the card, whose
+// handoff command shows the handoff (and back there says there is no
+// previous session); writing
 // there shows the return offer and sends nothing; "Open the current
 // continuation" goes there with the message waiting in the editor.
 func TestTmuxContinuationCardBannerBack(t *testing.T) {
@@ -132,6 +135,16 @@ func TestTmuxContinuationCardBannerBack(t *testing.T) {
 			if !strings.Contains(s, "Carried the current request, the handoff and ") {
 				t.Fatalf("the card does not say what was carried:\n%s", s)
 			}
+			// Inspect handoff: the command the card names shows the handoff of its edge.
+			m := regexp.MustCompile(`Inspect handoff: (/continuity handoff \S+)`).FindStringSubmatch(s)
+			if m == nil {
+				t.Fatalf("the card names no handoff command:\n%s", s)
+			}
+			p.typeLine(m[1])
+			p.wait("Handoff: “Plan the v2 migration” — Topic changed")
+			// The origin came from no continuation: back says so.
+			p.typeLine("/continuity back")
+			p.wait("This session did not start as a continuation, so there is no previous session to go back to.")
 
 			// Writing in the predecessor: the return offer, before anything is sent.
 			sent := len(r.sup.Requests())
