@@ -44,7 +44,7 @@ func TestReadingStopsWhileRepliesBackUp(t *testing.T) {
 				return
 			}
 			read.Add(1)
-			in := s.TakeRequest()
+			in := s.takeRequest()
 			go func() {
 				r, _ := Object().Raw("echo", in.Params.Bytes()).Result()
 				if err := s.Reply(in.ID, r); err != nil {
@@ -71,10 +71,10 @@ func TestReadingStopsWhileRepliesBackUp(t *testing.T) {
 		t.Fatalf("read %d of %d frames, %d bytes held (peak %d), limit %d", paused, n, held, peak, limit)
 	}
 
-	c := s.Await("cty_1")
-	c.Sent()
+	c := s.await("cty_1")
+	c.markSent()
 	waitFor("a frame is read for the awaited answer", func() bool { return read.Load() > paused })
-	c.Forget()
+	c.forget()
 
 	go func() { _, _ = io.Copy(io.Discard, outR) }()
 	<-done
@@ -105,7 +105,7 @@ func TestReadingStopsAtTheHardLimit(t *testing.T) {
 			if s.ReadObject(&v) != nil {
 				return
 			}
-			read <- s.TakeRequest().Params
+			read <- s.takeRequest().Params
 		}
 	}()
 	for range 4 {

@@ -16,19 +16,24 @@ type frameError struct {
 
 // message is what skeleton learns of a valid frame.
 type message struct {
-	// skel is what the library decodes: for a request only its method and
+	// skel is what the library decodes of a request: only its method and
 	// whether it has an id (the id and params reach the handler as the
-	// host's bytes, through TakeRequest); for a response the frame itself,
-	// or, when it is a large answer to a call of ours, the frame with {}
-	// for its result (the bytes reach the caller through Call.Result).
+	// host's bytes, through takeRequest). A response never reaches the
+	// library: the read loop delivers it to the call of ours it answers.
 	skel    []byte
 	request bool
 	id      ID
 	rawID   json.RawMessage
-	// value is the request's params, or the kept result; nil when absent.
+	// value is the request's params, or the awaited result; nil when
+	// absent.
 	value []byte
-	// answers is the call of ours this response is the first answer to.
-	answers *Call
+	// errValue is an awaited response's error member.
+	errValue []byte
+	// answers is the call of ours this response is the first answer to
+	// (nil for a request, or an answer nobody awaits).
+	answers *call
+	// response marks a frame that answers a call (awaited or not).
+	response bool
 }
 
 // skeleton validates a frame and finds its members. Validation and
@@ -100,17 +105,12 @@ func (s *Stream) response(line []byte, f frameMembers, m message) (message, *fra
 		// A response to nothing we can name; answering would loop.
 		return m, &frameError{Error: &Error{Code: CodeInvalidRequest, Message: "invalid response: no id"}}
 	}
-	m.skel = line
-	if m.answers = s.awaited(m.id); m.answers == nil || f.result == nil {
+	m.response = true
+	if m.answers = s.awaited(m.id); m.answers == nil {
 		return m, nil
 	}
-	result := f.value(line, f.result)
-	if len(result) < parkResultFrom {
-		return m, nil
-	}
-	m.value = result
-	m.skel = make([]byte, 0, len(m.rawID)+48)
-	m.skel = append(append(append(m.skel, `{"jsonrpc":"2.0","id":`...), m.rawID...), `,"result":{}}`...)
+	m.value = f.value(line, f.result)
+	m.errValue = f.value(line, f.err)
 	return m, nil
 }
 

@@ -53,16 +53,19 @@ type Stream struct {
 	closer io.Closer
 	log    *zap.Logger
 
-	wmu sync.Mutex
-	w   *bufio.Writer // guarded by wmu; coalesces the small parts of a message
+	// wlock is held (a token in it) by the one line being written; a
+	// channel, not a mutex, so that a line that may be given up (our
+	// $/cancelRequest) can stop waiting for it.
+	wlock chan struct{}
+	w     *bufio.Writer // guarded by wlock; coalesces the small parts of a message
 
 	mu sync.Mutex
 	// calls are our calls to the host still waiting for their answer, by
 	// ID key.
-	calls map[string]*Call
+	calls map[string]*call
 
 	// delivered is the request the library was just given: its handler
-	// takes it (TakeRequest) before the library reads the next frame, since
+	// takes it (takeRequest) before the library reads the next frame, since
 	// jsonrpc2.Conn calls the handler synchronously in its read loop. Only
 	// the read loop touches it.
 	delivered Request
@@ -85,9 +88,14 @@ type Stream struct {
 // Stream: its id exactly as sent (zero for a notification) and its params
 // (nil when absent), which the handler owns from then on.
 type Request struct {
+	Method string
 	ID     ID
 	Params *Params
 }
+
+// IsCall reports a request that expects an answer (it has an id); a
+// notification has none.
+func (r Request) IsCall() bool { return !r.ID.IsZero() }
 
 // NewStream returns a Stream reading frames from r and writing to w.
 // maxFrame ≤ 0 means DefaultMaxFrameBytes. closer (may be nil) is closed by
@@ -103,9 +111,10 @@ func NewStream(r io.Reader, w io.Writer, closer io.Closer, maxFrame int64, log *
 		frames: newFrameReader(r, maxFrame),
 		budget: newBudget(DefaultMaxInFlight, maxFrame),
 		w:      bufio.NewWriterSize(w, 64<<10),
+		wlock:  make(chan struct{}, 1),
 		closer: closer,
 		log:    log,
-		calls:  make(map[string]*Call),
+		calls:  make(map[string]*call),
 	}
 }
 
@@ -148,9 +157,9 @@ func (s *Stream) paused(held int64) {
 	}
 }
 
-// TakeRequest hands the request the library just delivered to its
+// takeRequest hands the request the library just delivered to its
 // handler. Call it once per request, in the handler the library calls.
-func (s *Stream) TakeRequest() Request {
+func (s *Stream) takeRequest() Request {
 	r := s.delivered
 	s.delivered = Request{}
 	return r
@@ -186,21 +195,38 @@ func (s *Stream) decode(fr frame, v any) bool {
 	if m.value != nil {
 		owner = &Params{b: m.value, fr: fr, s: s, held: size}
 	}
+	if m.response {
+		s.deliver(m, owner)
+		return false // nothing for the library: the loop reads on
+	}
 	if err := json.Unmarshal(m.skel, v); err != nil {
 		s.log.Warn("invalid message", zap.String("reason", DecodeError(err)))
 		owner.Release()
-		if m.request {
-			s.WriteError(m.rawID, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + DecodeError(err)})
-		}
+		s.WriteError(m.rawID, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + DecodeError(err)})
 		return false
 	}
-	switch {
-	case m.answers != nil:
-		s.answer(m.answers, owner)
-	case m.request:
-		s.delivered = Request{ID: m.id, Params: owner}
-	}
+	s.delivered = Request{ID: m.id, Params: owner}
 	return true
+}
+
+// deliver hands a response to the call of ours it answers; one nobody
+// awaits (a duplicate, or the answer to a call given up) is dropped, as is
+// one whose error member is not an error object.
+func (s *Stream) deliver(m message, result *Params) {
+	if m.answers == nil {
+		s.log.Debug("ignored an answer to no call of ours")
+		return
+	}
+	var e *RemoteError
+	if m.errValue != nil {
+		var err error
+		if e, err = remoteError(m.errValue); err != nil {
+			s.log.Warn("invalid message", zap.String("reason", DecodeError(err)))
+			result.Release()
+			return
+		}
+	}
+	s.answer(m.answers, result, e)
 }
 
 // lostFrame runs OnLostFrame, if set.
