@@ -72,8 +72,10 @@ type Conn struct {
 	open     chan struct{} // closed by Start or Close: the read loop may read
 	closedCh chan struct{} // closed by Close
 	openOnce sync.Once
-	ended    chan struct{} // closed when the read loop has stopped for good
+	ended    chan struct{} // closed when input ended or Close was called
 	endOnce  sync.Once
+	stopped  chan struct{} // closed when the read loop reads no more
+	stopOnce sync.Once
 	seq      atomic.Uint64
 
 	mu sync.Mutex
@@ -95,7 +97,7 @@ func NewConn(cfg Config, h Handler) *Conn {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	c := &Conn{handler: h, log: log, open: make(chan struct{}), closedCh: make(chan struct{}), ended: make(chan struct{})}
+	c := &Conn{handler: h, log: log, open: make(chan struct{}), closedCh: make(chan struct{}), ended: make(chan struct{}), stopped: make(chan struct{})}
 	c.stream = NewStream(cfg.In, cfg.Out, cfg.Closer, cfg.MaxFrameBytes, log)
 	c.stream.OnLostFrame = cfg.OnLostFrame
 	c.stream.BeforeEOF = func() {
@@ -187,12 +189,13 @@ func (c *Conn) cancelLater(id, method string) {
 // Close stops the connection: once it returns the handler is never called
 // again, a handler call already running finishes on its own (Wait waits
 // for it), our pending calls fail with ErrClosed, and the Stream's closer
-// is closed. The library's read loop may still sit in a read of the
-// input; whatever that read brings is dropped.
+// is closed. The library's read loop goes on reading the input only to
+// drop it, unlooked-at, until it ends.
 func (c *Conn) Close() error {
 	c.mu.Lock()
 	already := c.closed
 	c.closed = true
+	c.stream.closed.Store(true)
 	c.mu.Unlock()
 	if already {
 		return ErrClosed
@@ -214,10 +217,9 @@ func (c *Conn) Close() error {
 func (c *Conn) Wait(ctx context.Context) error {
 	for {
 		c.mu.Lock()
-		busy, idle := c.busy, c.idle
-		stopped := !busy && (c.closed || c.loopEnded())
+		busy, idle, closed := c.busy, c.idle, c.closed
 		c.mu.Unlock()
-		if stopped {
+		if !busy && closed {
 			break
 		}
 		wake := c.closedCh
@@ -228,7 +230,11 @@ func (c *Conn) Wait(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-wake:
-		case <-c.rpc.DisconnectNotify():
+			continue
+		case <-c.stopped:
+		}
+		if !busy {
+			break
 		}
 	}
 	done := make(chan struct{})
@@ -238,16 +244,6 @@ func (c *Conn) Wait(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	}
-}
-
-// loopEnded reports whether the library's read loop has stopped.
-func (c *Conn) loopEnded() bool {
-	select {
-	case <-c.rpc.DisconnectNotify():
-		return true
-	default:
-		return false
 	}
 }
 
@@ -270,6 +266,9 @@ func (c *Conn) shutDown() {
 	c.mu.Unlock()
 	c.endOnce.Do(func() { close(c.ended) })
 }
+
+// loopStopped records that the read loop reads no more.
+func (c *Conn) loopStopped() { c.stopOnce.Do(func() { close(c.stopped) }) }
 
 // dispatch calls the handler with req unless the Conn is closed, marking
 // the call as running so that Close's promise holds and Wait can wait.
@@ -300,9 +299,18 @@ type gatedStream struct{ c *Conn }
 func (g gatedStream) ReadObject(v any) error {
 	<-g.c.open
 	if g.c.isClosed() {
-		return ErrClosed
+		// Nothing is dispatched any more; what the host still writes is
+		// read and dropped unlooked-at until its input ends, so a host
+		// writing after shutdown is never stuck on a full pipe.
+		err := g.c.stream.discardRest()
+		g.c.loopStopped()
+		return err
 	}
-	return g.c.stream.ReadObject(v)
+	err := g.c.stream.ReadObject(v)
+	if err != nil {
+		g.c.loopStopped()
+	}
+	return err
 }
 
 func (g gatedStream) WriteObject(v any) error { return g.c.stream.WriteObject(v) }

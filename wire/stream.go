@@ -35,6 +35,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -82,6 +83,10 @@ type Stream struct {
 	OnLostFrame func()
 
 	lastPause time.Time // read loop only
+
+	// closed is set by the Conn's Close: a frame read from then on is
+	// dropped unlooked-at.
+	closed atomic.Bool
 }
 
 // Request is what the handler of a request or notification takes from the
@@ -129,6 +134,15 @@ func (s *Stream) ReadObject(v any) error {
 	for {
 		s.budget.waitRoom(s.paused)
 		fr, err := s.frames.next()
+		if s.closed.Load() {
+			// Closed while the frame was on its way: nothing of it may
+			// take effect, not even an error reply.
+			s.frames.recycle(fr)
+			if err == nil || errors.Is(err, errFrameTooLarge) {
+				err = s.discardRest()
+			}
+			return err
+		}
 		if errors.Is(err, errFrameTooLarge) {
 			s.log.Warn("frame too large", zap.Int64("limit", s.frames.max))
 			s.WriteError(nil, &Error{Code: CodeInvalidRequest, Message: "frame exceeds the frame limit",
@@ -145,6 +159,24 @@ func (s *Stream) ReadObject(v any) error {
 		if s.decode(fr, v) {
 			return nil
 		}
+	}
+}
+
+// discardRest reads the frames left until input ends and drops them
+// unlooked-at (the connection is closed: nothing of them may take
+// effect, not even an error reply). It returns the end of input.
+func (s *Stream) discardRest() error {
+	s.delivered.Params.Release()
+	s.delivered = Request{}
+	for {
+		fr, err := s.frames.next()
+		if errors.Is(err, errFrameTooLarge) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		s.frames.recycle(fr)
 	}
 }
 
