@@ -52,7 +52,7 @@ type Server struct {
 	log  *zap.Logger
 	conn *wire.Conn
 	disp *dispatcher
-	host   *hostapi.Client
+	host *hostapi.Client
 	// base is Serve's context; requests and background queues derive
 	// their contexts from it, so its end stops them all.
 	base context.Context
