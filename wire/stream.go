@@ -1,15 +1,20 @@
 // Package wire is continuity's JSON-RPC transport: NDJSON frames over a
-// pipe, carried by github.com/sourcegraph/jsonrpc2 through a custom
-// ObjectStream.
+// pipe. Conn is the connection — the one place that touches
+// github.com/sourcegraph/jsonrpc2, whose read loop reads frames through a
+// custom ObjectStream (the Stream) and calls the Conn's handler — with
+// what golang.org/x/tools' jsonrpc2_v2 offers: a handler called in the
+// read loop, Call, Notify, Close and Wait.
 //
 // The library decodes params into maps and re-encodes results with
 // encoding/json, which is slow for 64 MiB payloads and changes bytes
 // (whitespace, key order, HTML escapes). The Stream avoids both. On the way
-// in, each frame is validated once; the library decodes only a skeleton
-// (method, and whether there is an id), and the request's id and params
-// are handed to the handler as the host's own bytes: an ID, and Params
-// that own their frame buffer until released. On the way out, a RawResult
-// says in its type that it is written byte for byte from borrowed slices.
+// in, each frame is validated once; the library decodes only a skeleton of
+// a request (its method, and whether there is an id), and the request's id
+// and params are handed to the handler as the host's own bytes: an ID, and
+// Params that own their frame buffer until released. An answer to one of
+// our calls never reaches the library: the read loop delivers its bytes to
+// the waiting Call. On the way out, a RawResult says in its type that it is
+// written byte for byte from borrowed slices.
 //
 // The Stream also answers what the library cannot: a malformed line gets a
 // -32700 reply, an oversized frame a -32600 FRAME_TOO_LARGE reply (both with
@@ -19,13 +24,13 @@
 // Buffer lifetime. A frame that fits in the 64 KiB read buffer is a slice
 // of it, and that buffer is never written again; a larger frame is read
 // into a pool buffer. A frame's bytes count in flight from the moment it
-// is read. A request's params become a *Params, which the handler takes
-// with TakeRequest in the library's read loop; whoever holds it then
-// either releases it once nothing refers to the bytes (the pool buffer
-// carries a later frame) or keeps it (the bytes become ordinary memory).
-// A large answer to a call of ours is a *Params too, from Call.Result. No
-// other path refers to a frame buffer, and a reply that borrows from one
-// is a RawResult, written before its Params are released.
+// is read. A request's params become a *Params, which the Conn hands to
+// its handler in the library's read loop; whoever holds it then either
+// releases it once nothing refers to the bytes (the pool buffer carries a
+// later frame) or keeps it (the bytes become ordinary memory). The answer
+// to a call of ours is a *Params too, returned by Conn.Call. No other path
+// refers to a frame buffer, and a reply that borrows from one is a
+// RawResult, written before its Params are released.
 package wire
 
 import (
@@ -47,7 +52,7 @@ import (
 const DefaultMaxFrameBytes = 256 << 20
 
 // Stream is a jsonrpc2.ObjectStream over NDJSON. It is safe for one reader
-// (the jsonrpc2 read loop) and many concurrent writers.
+// (the library's read loop, which Conn runs) and many concurrent writers.
 type Stream struct {
 	frames *frameReader
 	budget *budget
