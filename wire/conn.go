@@ -132,9 +132,17 @@ func (c *Conn) ReplyError(id ID, e *Error) error { return c.stream.ReplyError(id
 // once so far.
 func (c *Conn) InFlight() (now, peak int64) { return c.stream.InFlight() }
 
-// Notify sends a notification to the host. ctx bounds the wait for the
-// pipe to be free.
-func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+// Notify sends a notification to the host. It waits for the pipe however
+// long the host takes to read, as every reply does: ctx is for the
+// interface's sake, and a notice is never dropped because the request
+// that emits it was cancelled.
+func (c *Conn) Notify(_ context.Context, method string, params any) error {
+	return c.notify(context.Background(), method, params)
+}
+
+// notify sends a notification, giving up when ctx ends before the pipe is
+// free.
+func (c *Conn) notify(ctx context.Context, method string, params any) error {
 	if c.isShut() {
 		return ErrClosed
 	}
@@ -180,7 +188,7 @@ func (c *Conn) cancelLater(id, method string) {
 		defer c.cancels.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), cancelWithin)
 		defer cancel()
-		if err := c.Notify(ctx, "$/cancelRequest", map[string]string{"id": id}); err != nil {
+		if err := c.notify(ctx, "$/cancelRequest", map[string]string{"id": id}); err != nil {
 			c.log.Warn("cancellation not sent to the host", zap.String("method", method), zap.String("id", id), zap.Error(err))
 		}
 	}()

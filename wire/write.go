@@ -165,7 +165,7 @@ func (s *Stream) writeLine(ctx context.Context, parts [][]byte, n int64) error {
 		select {
 		case s.wlock <- struct{}{}:
 		case <-ctx.Done():
-			return context.Cause(ctx)
+			return ctx.Err()
 		}
 	}
 	defer func() { <-s.wlock }()
