@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/continuity-dev/continuity/wire"
@@ -19,7 +18,7 @@ import (
 // handler that calls back into the host never blocks the read loop).
 type dispatcher struct {
 	methods map[string]method
-	stream  *wire.Stream
+	stream  replier
 	log     *zap.Logger
 	// gate holds feature methods until initialize succeeds; notifications
 	// that arrive while it runs are held and applied in order once it
@@ -42,21 +41,26 @@ type inflight struct {
 	cancelled atomic.Bool
 }
 
-// Handle implements jsonrpc2.Handler. It runs in the connection's read
-// loop, which is where the request's id and params are taken from the
-// stream; from then on the dispatcher owns the params until their method
-// is done with them.
-func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	in := d.stream.TakeRequest()
+// replier writes the answers to the host's requests (a *wire.Conn; a
+// bare *wire.Stream in tests that drive the dispatcher alone).
+type replier interface {
+	Reply(id wire.ID, result any) error
+	ReplyError(id wire.ID, e *wire.Error) error
+}
+
+// Handle implements wire.Handler. It runs in the connection's read loop,
+// with the request's id and params as the host's bytes; from then on the
+// dispatcher owns the params until their method is done with them.
+func (d *dispatcher) Handle(in wire.Request) {
 	params := in.Params
-	m, known := d.methods[req.Method]
-	if req.Notif {
+	m, known := d.methods[in.Method]
+	if !in.IsCall() {
 		if !known || !m.flags.has(notification) {
 			params.Release()
-			d.log.Debug("ignored notification", zap.String("method", req.Method))
+			d.log.Debug("ignored notification", zap.String("method", in.Method))
 			return
 		}
-		n := heldNote{req.Method, m, params}
+		n := heldNote{in.Method, m, params}
 		if m.flags.has(early) {
 			d.apply(n)
 			return
@@ -70,10 +74,10 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 	}
 	switch {
 	case !known:
-		fail(wire.CodeMethodNotFound, "method not found: "+clip(req.Method))
+		fail(wire.CodeMethodNotFound, "method not found: "+clip(in.Method))
 		return
 	case m.flags.has(notification):
-		fail(wire.CodeInvalidRequest, req.Method+" is a notification and takes no id")
+		fail(wire.CodeInvalidRequest, in.Method+" is a notification and takes no id")
 		return
 	case !m.flags.has(early) && !d.gate.open():
 		fail(wire.CodeNotInitialized, "not initialized: send initialize first")
@@ -94,7 +98,7 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 		return
 	}
 	ctx, cancel := context.WithCancelCause(d.base)
-	f := &inflight{method: req.Method, cancel: cancel}
+	f := &inflight{method: in.Method, cancel: cancel}
 	d.mu.Lock()
 	if _, dup := d.inflight[in.ID.Key()]; dup {
 		d.mu.Unlock()

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -25,7 +24,6 @@ func TestExitDeadlineLogsRequestsLeft(t *testing.T) {
 	core, logs := observer.New(zap.WarnLevel)
 	log := zap.New(core)
 	inR, inW := io.Pipe()
-	stream := wire.NewStream(inR, io.Discard, nil, 0, log)
 	started, release := make(chan struct{}, 2), make(chan struct{})
 	stuck := func(context.Context, struct{}) (any, error) {
 		started <- struct{}{}
@@ -33,12 +31,14 @@ func TestExitDeadlineLogsRequestsLeft(t *testing.T) {
 		return struct{}{}, nil
 	}
 	anything := func(*wire.Params) (struct{}, error) { return struct{}{}, nil }
-	d := &dispatcher{stream: stream, log: log, base: context.Background(), inflight: map[string]*inflight{}}
+	d := &dispatcher{log: log, base: context.Background(), inflight: map[string]*inflight{}}
 	d.methods = map[string]method{
 		"tool/call":     request(anything, stuck).entry(early),
 		"remote/invoke": request(anything, stuck).entry(early),
 	}
-	conn := jsonrpc2.NewConn(context.Background(), stream, d)
+	conn := wire.NewConn(wire.Config{In: inR, Out: io.Discard, Log: log}, d)
+	d.stream = conn
+	conn.Start()
 	defer conn.Close()
 	go func() {
 		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"tool/call","params":{}}`+"\n"+

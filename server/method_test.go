@@ -18,12 +18,23 @@ import (
 // the caller as the dispatcher owns them.
 func paramsOf(t *testing.T, raw string) *wire.Params {
 	t.Helper()
-	s := wire.NewStream(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"m","params":`+raw+"}\n"), io.Discard, nil, 0, zap.NewNop())
-	var msg map[string]any
-	if err := s.ReadObject(&msg); err != nil {
-		t.Fatal(err)
+	got := make(chan *wire.Params, 1)
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"m","params":` + raw + "}\n")
+	conn := wire.NewConn(wire.Config{In: in, Out: io.Discard, Log: zap.NewNop()}, wire.HandlerFunc(func(req wire.Request) { got <- req.Params }))
+	conn.Start()
+	defer conn.Close()
+	select {
+	case p := <-got:
+		return p
+	case <-conn.Done():
+		select { // the handler runs before input's end closes Done
+		case p := <-got:
+			return p
+		default:
+		}
+		t.Fatalf("the connection ended before the request %s was read", raw)
+		return nil
 	}
-	return s.TakeRequest().Params
 }
 
 // readEntry reads params as the dispatcher does and, for an entry that
