@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"runtime"
 	"strings"
-	"time"
 
 	"github.com/continuity-dev/continuity/filter/gemini"
 )
@@ -39,35 +37,16 @@ func geminiBody(size int) []byte {
 // signature removed, the most work it does).
 func (p *proxyPair) geminiTTFB(size, runs int) (ProxyRow, error) {
 	body := geminiBody(size)
-	var plain, ours, filt []int64
-	var allocs uint64
-	var ms runtime.MemStats
-	for range runs {
-		d, _, err := p.post(p.plain.URL, geminiPath, body)
-		if err != nil {
-			return ProxyRow{}, err
-		}
-		plain = append(plain, d.Nanoseconds())
-		runtime.ReadMemStats(&ms)
-		before := ms.TotalAlloc
-		if d, _, err = p.post(p.ours.URL, geminiPath, body); err != nil {
-			return ProxyRow{}, err
-		}
-		runtime.ReadMemStats(&ms)
-		allocs += ms.TotalAlloc - before
-		ours = append(ours, d.Nanoseconds())
-		start := time.Now()
+	row, err := p.sampleTTFB(geminiPath, body, runs, func() error {
 		doc, err := gemini.Scan(body)
 		if err == nil {
 			_, err = doc.Select(context.Background(), func(gemini.Candidate) bool { return false })
 		}
 		if err != nil {
-			return ProxyRow{}, fmt.Errorf("bench: gemini filter: %w", err)
+			return fmt.Errorf("bench: gemini filter: %w", err)
 		}
-		filt = append(filt, time.Since(start).Nanoseconds())
-	}
-	row := ProxyRow{Front: "gemini", Size: size, Runs: runs, PlainTTFBNs: median(plain), ProxyTTFBNs: median(ours), FilterNs: median(filt),
-		AllocPerByte: float64(allocs) / float64(runs) / float64(len(body))}
-	row.AddedNs = row.ProxyTTFBNs - row.PlainTTFBNs
-	return row, nil
+		return nil
+	})
+	row.Front, row.Size = "gemini", size
+	return row, err
 }

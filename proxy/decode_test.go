@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -82,30 +83,42 @@ func TestOpenPayloadSizes(t *testing.T) {
 // TestBudget: charges up to the total are granted at once; one that does
 // not fit waits until a release makes room, first come first served, or
 // gives up after the wait; one larger than the total is refused at once.
+// It runs in a synctest bubble: the wait is the bubble's clock, and the
+// release comes once the waiter is blocked on its grant.
 func TestBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBudget(100, 200*time.Millisecond)
+		ctx := context.Background()
+		if err := b.acquire(ctx, 60); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.acquire(ctx, 101); !errors.Is(err, errOverBudget) {
+			t.Fatalf("larger than the total: %v", err)
+		}
+		start := time.Now()
+		if err := b.acquire(ctx, 50); !errors.Is(err, errBudgetBusy) || time.Since(start) != 200*time.Millisecond {
+			t.Fatalf("no room: %v after %s", err, time.Since(start))
+		}
+		granted := make(chan error, 1)
+		go func() { granted <- b.acquire(ctx, 50) }() // owned by this test: it ends with the grant below
+		synctest.Wait()
+		b.mu.Lock()
+		waiting := len(b.waiters)
+		b.mu.Unlock()
+		if waiting != 1 {
+			t.Fatalf("%d waiting for the budget, want the one that does not fit", waiting)
+		}
+		b.release(60)
+		if err := <-granted; err != nil {
+			t.Fatalf("after a release: %v", err)
+		}
+		b.release(50)
+		if b.used != 0 || b.peak != 60 || len(b.waiters) != 0 {
+			t.Fatalf("used %d, peak %d, %d waiting", b.used, b.peak, len(b.waiters))
+		}
+	})
 	b := newBudget(100, 200*time.Millisecond)
 	ctx := context.Background()
-	if err := b.acquire(ctx, 60); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.acquire(ctx, 101); !errors.Is(err, errOverBudget) {
-		t.Fatalf("larger than the total: %v", err)
-	}
-	start := time.Now()
-	if err := b.acquire(ctx, 50); !errors.Is(err, errBudgetBusy) || time.Since(start) < 150*time.Millisecond {
-		t.Fatalf("no room: %v after %s", err, time.Since(start))
-	}
-	granted := make(chan error, 1)
-	go func() { granted <- b.acquire(ctx, 50) }() // owned by this test: it ends with the grant below
-	time.Sleep(20 * time.Millisecond)
-	b.release(60)
-	if err := <-granted; err != nil {
-		t.Fatalf("after a release: %v", err)
-	}
-	b.release(50)
-	if b.used != 0 || b.peak != 60 || len(b.waiters) != 0 {
-		t.Fatalf("used %d, peak %d, %d waiting", b.used, b.peak, len(b.waiters))
-	}
 	// A holding that would pass the total alone is refused.
 	h := &holding{b: b, ctx: ctx}
 	if err := h.take(70); err != nil {

@@ -37,9 +37,11 @@
 //
 // Gemini's generateContent and streamGenerateContent calls are filtered
 // too (gemini.go): the session is derived from the conversation's first
-// user content, the issuer is the (upstream, API key) pair, and package
+// user content, the issuer is the (upstream, API key) pair, the body is
+// scanned while it arrives (readGemini, gemini.Follow), and package
 // filter/gemini removes the thought signatures not issued to it by
-// Gemini's rules; the same policy store, ledger and page serve both.
+// Gemini's rules; the same policy store, ledger and page serve both, and
+// one body reader (bodyTap) serves both taps.
 //
 // What a stranger's client sends is bounded (limits.go, budget.go,
 // decode.go, sessionid.go): the bodies held at once share a budget, a

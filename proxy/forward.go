@@ -199,12 +199,11 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	}
 	stream := bytes.HasPrefix([]byte(resp.Header.Get("Content-Type")), []byte("text/event-stream"))
 	ctx := context.WithoutCancel(resp.Request.Context())
-	resp.Body = &tap{body: resp.Body, stream: stream, account: fl.account, record: p.issuers.record,
-		persist: func(fps [][32]byte) {
-			if err := p.issuers.persist(ctx, fps, fl.account); err != nil {
-				p.cfg.Log.Warn("issued items not recorded in the ledger", zap.String("session", fl.session), zapErr(err))
-			}
-		}}
+	resp.Body = newTap(resp.Body, stream, fl.account, p.issuers.record, func(fps [][32]byte) {
+		if err := p.issuers.persist(ctx, fps, fl.account); err != nil {
+			p.cfg.Log.Warn("issued items not recorded in the ledger", zap.String("session", fl.session), zapErr(err))
+		}
+	})
 	return nil
 }
 

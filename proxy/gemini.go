@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -14,8 +15,8 @@ import (
 )
 
 // geminiRequest handles one POST …/models/{model}:generateContent or
-// :streamGenerateContent. The body is read whole and scanned by package
-// filter/gemini; the conversation is the key it derives from the first
+// :streamGenerateContent. The body is scanned by package filter/gemini
+// while it is read (readGemini); the conversation is the key it derives from the first
 // user content (gemini-cli sends no session id with an API key); with the
 // session's policy on, the thought signatures not issued to this request's
 // (upstream, key) are removed by Gemini's rules. Unknown issuers fail
@@ -39,18 +40,17 @@ func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request, up geminiU
 // returning the Error of a step that failed before anything was sent (nil
 // once it is forwarded).
 func (p *Proxy) filterGemini(w http.ResponseWriter, r *http.Request, up geminiUpstream, enc string, held *holding) error {
-	sent, err := readBody(w, r, held)
-	if err != nil {
-		return p.readFailed(r, err)
-	}
-	pay, err := openPayload(sent, enc, maxDecodedBytes, held)
-	if err != nil {
+	pay, doc, invalid, err := readGemini(w, r, enc, held)
+	var rerr readError
+	switch {
+	case errors.As(err, &rerr):
+		return p.readFailed(r, rerr.err)
+	case err != nil:
 		return p.openFailed(err)
+	case invalid != nil:
+		return invalidPayload(invalid)
 	}
-	doc, err := gemini.Scan(pay.plain)
-	if err != nil {
-		return invalidPayload(err)
-	}
+	sent := pay.sent
 	acct, authed := geminiAccountOf(r, up.issuer)
 	keys := geminiKeys(r.Header, doc)
 	if keys.session == "" || !authed {

@@ -80,8 +80,8 @@ func TestGeminiTap(t *testing.T) {
 	for body, stream := range cases {
 		for _, n := range []int{1, 7, 4096} {
 			var got, persisted [][32]byte
-			tp := &geminiTap{body: io.NopCloser(chunked{strings.NewReader(body), n}), stream: stream,
-				record: func(fp [32]byte) { got = append(got, fp) }, persist: func(fps [][32]byte) { persisted = fps }}
+			tp := newGeminiTap(io.NopCloser(chunked{strings.NewReader(body), n}), stream,
+				func(fp [32]byte) { got = append(got, fp) }, func(fps [][32]byte) { persisted = fps })
 			out, err := io.ReadAll(tp)
 			if err != nil || !bytes.Equal(out, []byte(body)) {
 				t.Fatalf("%q in %d-byte reads: changed or failed (%v)", body, n, err)
@@ -140,5 +140,25 @@ func TestGeminiRejectionHint(t *testing.T) {
 		if s.ID == session && (len(s.Rejections) != 2 || s.Rejections[0].Kind != "not-verified" || !s.Rejections[1].Hinted) {
 			t.Fatalf("rejections %+v", s.Rejections)
 		}
+	}
+}
+
+// TestGeminiTapOversized: an event past maxEventBytes passes through and
+// none of it is recorded, not even a signature on a later line of the same
+// event; the next event is read as usual.
+func TestGeminiTapOversized(t *testing.T) {
+	ev := func(sig string) string {
+		return `{"candidates":[{"content":{"role":"model","parts":[{"text":"x","thoughtSignature":"` + sig + `"}]}}]}`
+	}
+	body := "data: {\"pad\":\"" + strings.Repeat("x", maxEventBytes) + "\"}\ndata: " + ev("S1") + "\n\ndata: " + ev("S2") + "\n\n"
+	var got [][32]byte
+	tp := newGeminiTap(io.NopCloser(chunked{strings.NewReader(body), 1 << 16}), true,
+		func(fp [32]byte) { got = append(got, fp) }, func([][32]byte) {})
+	out, err := io.ReadAll(tp)
+	if err != nil || len(out) != len(body) || string(out) != body {
+		t.Fatalf("changed or failed (%v)", err)
+	}
+	if len(got) != 1 || got[0] != gemini.Fingerprint([]byte("S2")) {
+		t.Fatalf("recorded %d signatures, want S2 alone", len(got))
 	}
 }

@@ -53,6 +53,7 @@ type ledger struct {
 	db *sql.DB
 	// The bounds: maxLedgerIssued, maxLedgerAccounts, maxLedgerSessions.
 	maxIssued, maxAccounts, maxSessions int
+	writes                              ledgerWrites
 }
 
 // openLedger migrates the proxy's tables in db.
@@ -171,23 +172,6 @@ func (l *ledger) sessionAccounts(ctx context.Context, session string) ([]Account
 		return nil, storageErr("reading a session's accounts", err)
 	}
 	return out, nil
-}
-
-// write runs insert in a transaction that then evicts the oldest rows of
-// table beyond limit.
-func (l *ledger) write(ctx context.Context, table string, limit int, insert func(*sql.Tx) error) error {
-	tx, err := l.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := insert(tx); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE seq <= (SELECT MAX(seq) FROM `+table+`) - ?`, limit); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 // storageErr names a ledger failure STORAGE_UNAVAILABLE.

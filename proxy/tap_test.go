@@ -38,8 +38,8 @@ func TestTapStream(t *testing.T) {
 		for _, n := range []int{1, 2, 3, 7, 64, 1 << 16} {
 			var got []string
 			var persisted [][32]byte
-			tp := &tap{persist: func(fps [][32]byte) { persisted = append(persisted, fps...) }, body: io.NopCloser(chunked{strings.NewReader(body), n}), stream: true, account: Account{1},
-				record: func(fp [32]byte, a Account) {
+			tp := newTap(io.NopCloser(chunked{strings.NewReader(body), n}), true, Account{1},
+				func(fp [32]byte, a Account) {
 					for _, c := range []string{"CIPHER-ONE", "CIPHER-TWO", "NOT-AN-ITEM-DONE"} {
 						if fp == filter.Fingerprint(c) {
 							got = append(got, c)
@@ -48,7 +48,7 @@ func TestTapStream(t *testing.T) {
 					if a != (Account{1}) {
 						t.Fatal("recorded under another account")
 					}
-				}}
+				}, func(fps [][32]byte) { persisted = append(persisted, fps...) })
 			out, err := io.ReadAll(chunked{tp, n})
 			if err != nil || string(out) != body {
 				t.Fatalf("nl %q n %d: bytes changed (%v)", nl, n, err)
@@ -69,7 +69,7 @@ func TestTapStream(t *testing.T) {
 func TestTapJSON(t *testing.T) {
 	body := `{"id":"r","output":[{"type":"reasoning","encrypted_content":"C1"},{"type":"compaction","encrypted_content":"C2"},{"type":"message"}]}`
 	n := 0
-	tp := &tap{body: io.NopCloser(strings.NewReader(body)), record: func([32]byte, Account) { n++ }}
+	tp := newTap(io.NopCloser(strings.NewReader(body)), false, Account{}, func([32]byte, Account) { n++ }, func([][32]byte) {})
 	if out, _ := io.ReadAll(tp); string(out) != body || n != 2 {
 		t.Fatalf("recorded %d from %s", n, out)
 	}
@@ -77,7 +77,7 @@ func TestTapJSON(t *testing.T) {
 	huge := "data: {\"type\":\"response.output_item.done\",\"item\":{\"type\":\"reasoning\",\"encrypted_content\":\"" +
 		strings.Repeat("x", maxEventBytes) + "\"}}\n\n"
 	n = 0
-	tp = &tap{body: io.NopCloser(strings.NewReader(huge)), stream: true, record: func([32]byte, Account) { n++ }}
+	tp = newTap(io.NopCloser(strings.NewReader(huge)), true, Account{}, func([32]byte, Account) { n++ }, func([][32]byte) {})
 	out, _ := io.ReadAll(tp)
 	if !bytes.Equal(out, []byte(huge)) || n != 0 || len(tp.data) > 0 {
 		t.Fatalf("oversized event: recorded %d, kept %d bytes", n, len(tp.data))

@@ -12,14 +12,16 @@ import (
 // Select's output is valid JSON meaning exactly what an oracle over the
 // decoded payload says: the same document with the same signatures, parts
 // and contents removed. The decision keeps by position, which both sides
-// agree on whatever escapes the signatures hold.
+// agree on whatever escapes the signatures hold. The payload is also
+// followed as it would arrive, which must scan it exactly as Scan does.
 func FuzzSelect(f *testing.F) {
+	smallSteps(f)
 	f.Add([]byte(`{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"text":"a","thought":true,"thoughtSignature":"s1"},{"functionCall":{"name":"x"},"thoughtSignature":"s2"}]},{"role":"user","parts":[{"functionResponse":{"name":"x"}}]}]}`))
 	f.Add([]byte(`{"contents":[{"parts":[{"thoughtSignature":"s","text":"t"}]},{"role":"model","parts":[ {"thoughtSignature" : "s3" } ]},{"role":"user","parts":[{"text":"x"}]}],"tools":[]}`))
 	f.Add(render(genConversation(newRand(7)), false))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		d, err := Scan(in)
-		if err != nil {
+		d := sameScan(t, in, newRand(uint64(len(in))), 1+len(in)%17)
+		if d == nil {
 			return
 		}
 		keep := func(c Candidate) bool { return (c.Content*7+c.Part)%3 == 0 }
