@@ -141,7 +141,7 @@ func TestCancellationStopsTheDigest(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	turn := NewTurn(Options{})
-	turn.concurrentFrom = 0
+	turn.ways.digestFrom = 0
 	var chunks atomic.Int32
 	turn.onDigest = func() {
 		if chunks.Add(1) == 3 {
@@ -165,7 +165,7 @@ func TestCancellationStopsTheDigest(t *testing.T) {
 // their decisions: the digest must end too, and the call name the limit.
 func TestFailedCallStopsTheDigest(t *testing.T) {
 	turn := NewTurn(Options{})
-	turn.concurrentFrom = 0
+	turn.ways.digestFrom = 0
 	mustApply(t, turn, body(reasoningItem("rs_1", "gAAAAABfirst")))
 	over := "gAAAAAB" + strings.Repeat("Q", MaxHashedUnits)
 	_, err := turn.Apply(context.Background(), body(reasoningItem("rs_2", over), `{"type":"message","content":"after"}`), nil)

@@ -57,16 +57,21 @@ func TestWalkFinalAgreesWithOracleInEveryMode(t *testing.T) {
 	ciphers := []string{"gAAAAABone", "gAAAAABtwo", `gAAAAAB\u0074wo`, `gAAAAABth\/ree`, "gAAAAAB" + strings.Repeat("Zq", 300), "gAAAAABfive"}
 	type mode struct {
 		prevalidated, noCopy bool
-		concurrentFrom       int
-		parallelFrom         int
+		ways                 ways
 	}
+	digestOnly := ways{digestFrom: 0, parallelFrom: parallelHashUnits, overlapFrom: never}
+	twoAfterScan := ways{digestFrom: concurrentDigestBytes, parallelFrom: 0, overlapFrom: never}
+	overlapOnly := ways{digestFrom: never, parallelFrom: never, overlapFrom: 0}
 	modes := []mode{
-		{false, false, concurrentDigestBytes, parallelHashUnits},
-		{true, false, concurrentDigestBytes, parallelHashUnits},
-		{false, true, 0, parallelHashUnits},
-		{true, true, 0, 0},
-		{false, false, 0, 0},
-		{true, true, concurrentDigestBytes, 0},
+		{false, false, defaultWays},
+		{true, false, defaultWays},
+		{false, true, digestOnly},
+		{true, true, afterScanWays},
+		{false, false, afterScanWays},
+		{true, true, twoAfterScan},
+		{false, false, allWays},
+		{true, false, allWays},
+		{false, true, overlapOnly},
 	}
 	rng := rand.New(rand.NewPCG(21, 22))
 	for n := 0; n < 1500; n++ {
@@ -90,7 +95,7 @@ func TestWalkFinalAgreesWithOracleInEveryMode(t *testing.T) {
 		}
 		for _, m := range modes {
 			turn := NewTurn(Options{StripPairedIDs: strip, Prevalidated: m.prevalidated, NoCopy: m.noCopy})
-			turn.concurrentFrom, turn.parallelFrom = m.concurrentFrom, m.parallelFrom
+			turn.ways = m.ways
 			if _, err := turn.Apply(context.Background(), first, nil); err != nil {
 				t.Fatalf("mode %+v: first call of %s: %v", m, first, err)
 			}
@@ -122,31 +127,39 @@ func TestWalkFinalAgreesWithOracleInEveryMode(t *testing.T) {
 	}
 }
 
-// TestHashAllErrorIsTheFailure checks that a call fingerprinting on two
-// goroutines reports the failure that stopped it, never the internal stop
-// signal, and leaves no baseline, whichever goroutine fails.
-func TestHashAllErrorIsTheFailure(t *testing.T) {
+// TestTwoWorkersErrorIsTheFailure checks that a call fingerprinting on two
+// goroutines, after the scan or beside it, reports the failure that
+// stopped it, never the internal stop signal, and leaves no baseline,
+// whichever goroutine fails.
+func TestTwoWorkersErrorIsTheFailure(t *testing.T) {
 	over := MaxHashedUnits / 3
-	for _, failAt := range []int{0, 1, 2, 5} {
-		var items []string
-		for i := range 6 {
-			size := 10
-			if i >= failAt {
-				size = over + 1 // the bound is crossed at the third big item
-			}
-			items = append(items, reasoningItem("rs_"+strconv.Itoa(i), "gAAAAAB"+strings.Repeat(string(rune('a'+i)), size)))
+	for _, w := range []ways{afterScanWays, allWays} {
+		for _, failAt := range []int{0, 1, 2, 5} {
+			twoWorkersFail(t, w, over, failAt)
 		}
-		turn := NewTurn(Options{Prevalidated: true})
-		turn.parallelFrom, turn.concurrentFrom = 0, 0
-		_, err := turn.Apply(context.Background(), body(items...), nil)
-		if failAt == 5 {
-			if err != nil {
-				t.Fatalf("one big item: %v", err)
-			}
-			continue
+	}
+}
+
+func twoWorkersFail(t *testing.T, w ways, over, failAt int) {
+	t.Helper()
+	var items []string
+	for i := range 6 {
+		size := 10
+		if i >= failAt {
+			size = over + 1 // the bound is crossed at the third big item
 		}
-		if !diag.Has(err, diag.ReasoningWorkLimit) || turn.HasBaseline() {
-			t.Fatalf("fail at %d: %v, baseline %v", failAt, err, turn.HasBaseline())
+		items = append(items, reasoningItem("rs_"+strconv.Itoa(i), "gAAAAAB"+strings.Repeat(string(rune('a'+i)), size)))
+	}
+	turn := NewTurn(Options{Prevalidated: true})
+	turn.ways = w
+	_, err := turn.Apply(context.Background(), body(items...), nil)
+	if failAt == 5 {
+		if err != nil {
+			t.Fatalf("%+v: one big item: %v", w, err)
 		}
+		return
+	}
+	if !diag.Has(err, diag.ReasoningWorkLimit) || turn.HasBaseline() {
+		t.Fatalf("%+v: fail at %d: %v, baseline %v", w, failAt, err, turn.HasBaseline())
 	}
 }

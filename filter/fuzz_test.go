@@ -35,18 +35,20 @@ func FuzzFilter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, first, second []byte, strip bool) {
 		checkValidator(t, second)
 		// Each way the filter can run: validating or prevalidated, the
-		// digest on the calling goroutine or on its own.
+		// digest on the calling goroutine or on its own, the fingerprinting
+		// after the scan or beside it.
 		// NoCopy (pieces instead of Output) rides along with the concurrent
-		// validating mode, so the oracle judges it too.
-		for _, mode := range []struct{ prevalidated, concurrent bool }{{false, false}, {false, true}, {true, true}} {
+		// validating modes, so the oracle judges it too.
+		for _, mode := range []struct {
+			prevalidated, concurrent bool
+			ways                     ways
+		}{{false, false, defaultWays}, {false, true, afterScanWays}, {false, true, allWays}, {true, true, allWays}} {
 			prevalidated := mode.prevalidated
 			if prevalidated && !(json.Valid(first) && json.Valid(second)) {
 				continue // Prevalidated promises valid JSON
 			}
 			turn := NewTurn(Options{StripPairedIDs: strip, Prevalidated: prevalidated, NoCopy: mode.concurrent && !prevalidated})
-			if mode.concurrent {
-				turn.concurrentFrom, turn.parallelFrom = 0, 0
-			}
+			turn.ways = mode.ways
 			if !checkCall(t, turn, first) {
 				if turn.HasBaseline() {
 					t.Fatal("a failed first call left a baseline")

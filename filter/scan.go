@@ -165,7 +165,7 @@ func (s *scanner) add(it item, members []member, d *doc) error {
 	}
 	d.items = append(d.items, it)
 	s.front.advance(it.end)
-	s.prog.publish(d)
+	s.prog.publish(d, it.kind.encrypted())
 	return nil
 }
 

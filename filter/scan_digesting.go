@@ -16,11 +16,13 @@ type digesting struct {
 	g  *digest
 }
 
-// scanDigesting scans payload, starting the digest from digestFrom bytes
-// (onChunk is its test hook). On an error the digest has already stopped.
-func scanDigesting(ctx context.Context, payload []byte, opts Options, compaction bool, digestFrom int, onChunk func()) (*doc, digesting, error) {
-	dg := digesting{ds: newDecisions()}
-	sc := scanner{Scanner: jsonscan.Scanner{B: payload, Trusted: opts.Prevalidated}, compaction: compaction}
+// scanDigesting scans payload, starting the digest of the decisions ds
+// from digestFrom bytes (onChunk is its test hook) and publishing the
+// scan's candidates to prog (nil: nothing follows the scan). On an error
+// the digest has already stopped.
+func scanDigesting(ctx context.Context, payload []byte, opts Options, compaction bool, digestFrom int, onChunk func(), ds *decisions, prog *progress) (*doc, digesting, error) {
+	dg := digesting{ds: ds}
+	sc := scanner{Scanner: jsonscan.Scanner{B: payload, Trusted: opts.Prevalidated}, compaction: compaction, prog: prog}
 	if len(payload) >= digestFrom {
 		sc.front = newFrontier()
 		dg.g = startDigest(ctx, payload, opts.StripPairedIDs, dg.ds, sc.front, onChunk)

@@ -78,17 +78,12 @@ type Turn struct {
 	baseline atomic.Pointer[baseline]
 	onChunk  func() // test hook, see fingerprinter
 	onDigest func() // test hook, see digest
-	// concurrentFrom is the payload size from which the digest runs on its
-	// own goroutine (concurrentDigestBytes), parallelFrom the ciphertext
-	// size from which two goroutines fingerprint (parallelHashUnits); tests
-	// lower them to cover every way.
-	concurrentFrom int
-	parallelFrom   int
+	ways     ways   // defaultWays; tests lower them to cover every way
 }
 
 // NewTurn returns a turn with no baseline yet.
 func NewTurn(opts Options) *Turn {
-	return &Turn{opts: opts, concurrentFrom: concurrentDigestBytes, parallelFrom: parallelHashUnits}
+	return &Turn{opts: opts, ways: defaultWays}
 }
 
 // HasBaseline reports whether a call of this turn has succeeded, which is
@@ -115,31 +110,20 @@ func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) 
 	if err := fp.poll(); err != nil {
 		return Result{}, err
 	}
-	d, dg, err := scanDigesting(ctx, payload, t.opts, false, t.concurrentFrom, t.onDigest)
-	if err != nil {
-		return Result{}, err
-	}
-	ds, g := dg.ds, dg.g
-	fail := func(err error) (Result, error) {
-		dg.stop()
-		return Result{}, err
-	}
-
 	base := t.baseline.Load()
 	first := base == nil
-	ds.init(len(d.reasoning))
-	if first {
-		// A turn's first call omits all its reasoning: it is history.
-		ds.all(true)
-	}
-	if g != nil {
-		g.scanned(d)
-	}
-	res, fresh, err := t.decide(&fp, payload, d, base, ds)
+	sc, err := scanHashed(&fp, payload, t.opts, false, t.ways, t.onDigest, func(c Candidate) bool {
+		if first {
+			return true // a turn's first call omits all its reasoning: it is history
+		}
+		_, omit := (*base)[c.Fingerprint]
+		return omit
+	})
 	if err != nil {
-		return fail(err)
+		return Result{}, err
 	}
-	if res, err = t.finish(res, payload, d, ds, g); err != nil {
+	res, err := t.finish(Result{Omitted: sc.h.omitted}, payload, sc.d, sc.dg)
+	if err != nil {
 		return Result{}, err
 	}
 
@@ -147,7 +131,8 @@ func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) 
 		return Result{}, err
 	}
 	if first {
-		t.baseline.Store(fresh)
+		fresh := sc.h.fingerprints()
+		t.baseline.Store(&fresh)
 	}
 	return res, nil
 }
@@ -159,7 +144,8 @@ const concurrentDigestBytes = 128 << 10
 // finish builds the output (when anything was omitted) and the digest of
 // the final bytes: on this goroutine, or by waiting for the concurrent
 // digest g while the output is assembled here.
-func (t *Turn) finish(res Result, payload []byte, d *doc, ds *decisions, g *digest) (Result, error) {
+func (t *Turn) finish(res Result, payload []byte, d *doc, dg digesting) (Result, error) {
+	ds, g := dg.ds, dg.g
 	keep := res.Omitted.Items+res.Omitted.Compactions > 0 // the final bytes differ from the payload
 	var pieces [][]byte
 	var h hash.Hash // the digest, when no goroutine computes it

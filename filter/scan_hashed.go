@@ -1,0 +1,112 @@
+package filter
+
+import "sync/atomic"
+
+// ways are the sizes from which a call spreads its work over goroutines;
+// below each, starting a goroutine costs more than it saves. Tests lower
+// them to cover every way.
+type ways struct {
+	// digestFrom is the payload size from which the digest of the final
+	// bytes runs on its own goroutine (concurrentDigestBytes).
+	digestFrom int
+	// parallelFrom is the ciphertext size from which two goroutines
+	// fingerprint once the scan is done (parallelHashUnits).
+	parallelFrom int
+	// overlapFrom is the payload size from which the fingerprinting runs
+	// beside the scan instead of after it (overlapBytes).
+	overlapFrom int
+}
+
+// defaultWays are the measured thresholds.
+var defaultWays = ways{digestFrom: concurrentDigestBytes, parallelFrom: parallelHashUnits, overlapFrom: overlapBytes}
+
+// parallelHashUnits is the ciphertext (in bytes) from which a call whose
+// scan is done hashes its reasoning items on two goroutines.
+const parallelHashUnits = 256 << 10
+
+// overlapBytes is the payload size from which the fingerprinting follows
+// the scan on a second goroutine. The validating scan reads every byte
+// of the ciphertexts before they are hashed; overlapped, a reasoning-heavy
+// payload is scanned and hashed in about the time hashing alone takes on
+// one core. Below it the goroutine and the per-item handover cost more
+// than they save (measured with `continuity bench` at 64 KiB and 1 MiB).
+const overlapBytes = 512 << 10
+
+// scanned is one call's payload scanned, its encrypted items fingerprinted
+// and decided, and the digest of its final bytes under way (dg).
+type scanned struct {
+	d  *doc
+	dg digesting
+	h  *hasher
+}
+
+// scanHashed scans payload and fingerprints its encrypted items, deciding
+// each with omit, in input order and never concurrently. From
+// w.overlapFrom bytes a second goroutine fingerprints each item as soon
+// as the scan has passed it and the scanning goroutine joins it once the
+// scan is done, so validating and hashing overlap on two cores; below,
+// the scan comes first and the fingerprinting follows (on two goroutines
+// from w.parallelFrom bytes of ciphertext). Either way a failed scan is
+// the call's error, whatever the fingerprinting met meanwhile — malformed
+// JSON is INVALID_PAYLOAD as if nothing had been hashed — and when
+// scanHashed fails no goroutine of the call is left running. fp must be
+// the call's only fingerprinter so far.
+func scanHashed(fp *fingerprinter, payload []byte, opts Options, compaction bool, w ways, onDigest func(), omit func(Candidate) bool) (scanned, error) {
+	fp.stop = new(atomic.Bool)
+	ds := newDecisions()
+	var prog *progress // what the scan publishes, when the hashing follows it
+	var h *hasher
+	var helper chan error // the second worker's result, when there is one
+	startHelper := func() {
+		helper = make(chan error, 1)
+		sibling := fp.sibling()
+		go func() { helper <- h.work(sibling) }()
+	}
+	if len(payload) >= w.overlapFrom {
+		ds.init(MaxReasoningItems) // the scan has not counted them yet
+		prog = newProgress(false)
+		h = newHasher(payload, prog, ds, 0)
+		h.decide(omit)
+		startHelper()
+	}
+	d, dg, err := scanDigesting(fp.ctx, payload, opts, compaction, w.digestFrom, onDigest, ds, prog)
+	if err != nil {
+		if helper != nil {
+			fp.stop.Store(true) // within one chunk, not at the end of a long item
+			prog.end(nil, err)
+			<-helper
+		}
+		return scanned{}, err
+	}
+	if h == nil {
+		ds.init(len(d.reasoning))
+		prog = newProgress(false)
+		h = newHasher(payload, prog, ds, len(d.reasoning))
+		h.decide(omit)
+	}
+	prog.end(d, nil)
+	if dg.g != nil {
+		dg.g.scanned(d)
+	}
+	if helper == nil && len(d.reasoning) >= 2 && cipherBytes(d) >= w.parallelFrom {
+		startHelper()
+	}
+	err = h.work(fp)
+	if helper != nil {
+		err = joined(err, <-helper)
+	}
+	if err != nil {
+		dg.stop()
+		return scanned{}, err
+	}
+	return scanned{d: d, dg: dg, h: h}, nil
+}
+
+// cipherBytes is the length of every candidate's ciphertext together.
+func cipherBytes(d *doc) int {
+	n := 0
+	for _, k := range d.reasoning {
+		n += d.items[k].cipher.end - d.items[k].cipher.start
+	}
+	return n
+}
