@@ -50,22 +50,22 @@ func randomPayload(rng *rand.Rand, ciphers []string) []byte {
 
 // TestWalkFinalAgreesWithOracleInEveryMode filters random payloads after a
 // random baseline in every way a call can run (validating or prevalidated,
-// digest inline or concurrent, one or two fingerprinting goroutines,
+// final sum inline or concurrent, one or two fingerprinting goroutines,
 // Output or Pieces, with and without stripping) and checks each against
-// the oracle: the bytes, the digest over them and the counts.
+// the oracle: the bytes, the final sum over them and the counts.
 func TestWalkFinalAgreesWithOracleInEveryMode(t *testing.T) {
 	ciphers := []string{"gAAAAABone", "gAAAAABtwo", `gAAAAAB\u0074wo`, `gAAAAABth\/ree`, "gAAAAAB" + strings.Repeat("Zq", 300), "gAAAAABfive"}
 	type mode struct {
 		prevalidated, noCopy bool
 		ways                 ways
 	}
-	digestOnly := ways{digestFrom: 0, parallelFrom: parallelHashUnits, overlapFrom: never}
-	twoAfterScan := ways{digestFrom: concurrentDigestBytes, parallelFrom: 0, overlapFrom: never}
-	overlapOnly := ways{digestFrom: never, parallelFrom: never, overlapFrom: 0}
+	sumOnly := ways{sumFrom: 0, parallelFrom: parallelHashUnits, overlapFrom: never}
+	twoAfterScan := ways{sumFrom: concurrentSumBytes, parallelFrom: 0, overlapFrom: never}
+	overlapOnly := ways{sumFrom: never, parallelFrom: never, overlapFrom: 0}
 	modes := []mode{
 		{false, false, defaultWays},
 		{true, false, defaultWays},
-		{false, true, digestOnly},
+		{false, true, sumOnly},
 		{true, true, afterScanWays},
 		{false, false, afterScanWays},
 		{true, true, twoAfterScan},
@@ -108,7 +108,7 @@ func TestWalkFinalAgreesWithOracleInEveryMode(t *testing.T) {
 			case !bytes.Equal(got, want):
 				t.Fatalf("mode %+v strip %v:\n in  %s\n got %s\nwant %s", m, strip, second, got, want)
 			case res.SHA256 != sha256.Sum256(got):
-				t.Fatalf("mode %+v: the digest is not over the final bytes of %s", m, second)
+				t.Fatalf("mode %+v: the final sum is not over the final bytes of %s", m, second)
 			case res.Changed() == bytes.Equal(want, second):
 				t.Fatalf("mode %+v: changed %v for %s", m, res.Changed(), second)
 			case m.noCopy && res.Output != nil, !m.noCopy && res.Pieces != nil:

@@ -46,9 +46,9 @@ const never = 1 << 62
 
 var (
 	// allWays runs everything that can run beside the scan beside it: the
-	// digest, and the fingerprinting from the first byte.
-	allWays = ways{digestFrom: 0, parallelFrom: 0, overlapFrom: 0}
+	// final sum, and the fingerprinting from the first byte.
+	allWays = ways{sumFrom: 0, parallelFrom: 0, overlapFrom: 0}
 	// afterScanWays fingerprints after the scan, on two goroutines, with
-	// the digest on its own.
-	afterScanWays = ways{digestFrom: 0, parallelFrom: 0, overlapFrom: never}
+	// the final sum on its own.
+	afterScanWays = ways{sumFrom: 0, parallelFrom: 0, overlapFrom: never}
 )

@@ -6,9 +6,9 @@ import "sync/atomic"
 // below each, starting a goroutine costs more than it saves. Tests lower
 // them to cover every way.
 type ways struct {
-	// digestFrom is the payload size from which the digest of the final
-	// bytes runs on its own goroutine (concurrentDigestBytes).
-	digestFrom int
+	// sumFrom is the payload size from which the final sum (the
+	// SHA-256 of the final bytes) runs on its own goroutine (concurrentSumBytes).
+	sumFrom int
 	// parallelFrom is the ciphertext size from which two goroutines
 	// fingerprint once the scan is done (parallelHashUnits).
 	parallelFrom int
@@ -18,7 +18,7 @@ type ways struct {
 }
 
 // defaultWays are the measured thresholds.
-var defaultWays = ways{digestFrom: concurrentDigestBytes, parallelFrom: parallelHashUnits, overlapFrom: overlapBytes}
+var defaultWays = ways{sumFrom: concurrentSumBytes, parallelFrom: parallelHashUnits, overlapFrom: overlapBytes}
 
 // parallelHashUnits is the ciphertext (in bytes) from which a call whose
 // scan is done hashes its reasoning items on two goroutines.
@@ -33,11 +33,11 @@ const parallelHashUnits = 256 << 10
 const overlapBytes = 512 << 10
 
 // scanned is one call's payload scanned, its encrypted items fingerprinted
-// and decided, and the digest of its final bytes under way (dg).
+// and decided, and the final sum under way (fin).
 type scanned struct {
-	d  *doc
-	dg digesting
-	h  *hasher
+	d   *doc
+	fin summing
+	h   *hasher
 }
 
 // scanHashed scans payload and fingerprints its encrypted items, deciding
@@ -51,7 +51,7 @@ type scanned struct {
 // JSON is INVALID_PAYLOAD as if nothing had been hashed — and when
 // scanHashed fails no goroutine of the call is left running. fp must be
 // the call's only fingerprinter so far.
-func scanHashed(fp *fingerprinter, payload []byte, opts Options, compaction bool, w ways, onDigest func(), omit func(Candidate) bool) (scanned, error) {
+func scanHashed(fp *fingerprinter, payload []byte, opts Options, compaction bool, w ways, onFinalSum func(), omit func(Candidate) bool) (scanned, error) {
 	fp.stop = new(atomic.Bool)
 	ds := newDecisions()
 	var prog *progress // what the scan publishes, when the hashing follows it
@@ -69,7 +69,7 @@ func scanHashed(fp *fingerprinter, payload []byte, opts Options, compaction bool
 		h.decide(omit)
 		startHelper()
 	}
-	d, dg, err := scanDigesting(fp.ctx, payload, opts, compaction, w.digestFrom, onDigest, ds, prog)
+	d, fin, err := scanSumming(fp.ctx, payload, opts, compaction, w.sumFrom, onFinalSum, ds, prog)
 	if err != nil {
 		if helper != nil {
 			fp.stop.Store(true) // within one chunk, not at the end of a long item
@@ -85,8 +85,8 @@ func scanHashed(fp *fingerprinter, payload []byte, opts Options, compaction bool
 		h.decide(omit)
 	}
 	prog.end(d, nil)
-	if dg.g != nil {
-		dg.g.scanned(d)
+	if fin.g != nil {
+		fin.g.scanned(d)
 	}
 	if helper == nil && len(d.reasoning) >= 2 && cipherBytes(d) >= w.parallelFrom {
 		startHelper()
@@ -96,10 +96,10 @@ func scanHashed(fp *fingerprinter, payload []byte, opts Options, compaction bool
 		err = joined(err, <-helper)
 	}
 	if err != nil {
-		dg.stop()
+		fin.stop()
 		return scanned{}, err
 	}
-	return scanned{d: d, dg: dg, h: h}, nil
+	return scanned{d: d, fin: fin, h: h}, nil
 }
 
 // cipherBytes is the length of every candidate's ciphertext together.

@@ -49,7 +49,7 @@ func Select(ctx context.Context, payload []byte, opts Options, revoked func() er
 		return Result{}, err
 	}
 	t := &Turn{opts: opts}
-	res, err := t.finish(Result{Omitted: sc.h.omitted}, payload, sc.d, sc.dg)
+	res, err := t.finish(Result{Omitted: sc.h.omitted}, payload, sc.d, sc.fin)
 	if err != nil {
 		return Result{}, err
 	}

@@ -45,7 +45,7 @@ type Result struct {
 	// was omitted.
 	Pieces  [][]byte
 	Omitted Omitted
-	// SHA256 is the digest of the final bytes: Output, or the input when
+	// SHA256 is the final sum, the SHA-256 of the final bytes: Output, or the input when
 	// Output is nil.
 	SHA256 [32]byte
 }
@@ -73,12 +73,12 @@ type baseline map[[32]byte]struct{}
 // segment). It is safe for concurrent use, but calls do not queue: a call
 // made while another is running fails with PROCESSING_OVERLAP.
 type Turn struct {
-	opts     Options
-	busy     atomic.Bool
-	baseline atomic.Pointer[baseline]
-	onChunk  func() // test hook, see fingerprinter
-	onDigest func() // test hook, see digest
-	ways     ways   // defaultWays; tests lower them to cover every way
+	opts       Options
+	busy       atomic.Bool
+	baseline   atomic.Pointer[baseline]
+	onChunk    func() // test hook, see fingerprinter
+	onFinalSum func() // test hook, see finalSum
+	ways       ways   // defaultWays; tests lower them to cover every way
 }
 
 // NewTurn returns a turn with no baseline yet.
@@ -112,7 +112,7 @@ func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) 
 	}
 	base := t.baseline.Load()
 	first := base == nil
-	sc, err := scanHashed(&fp, payload, t.opts, false, t.ways, t.onDigest, func(c Candidate) bool {
+	sc, err := scanHashed(&fp, payload, t.opts, false, t.ways, t.onFinalSum, func(c Candidate) bool {
 		if first {
 			return true // a turn's first call omits all its reasoning: it is history
 		}
@@ -122,7 +122,7 @@ func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) 
 	if err != nil {
 		return Result{}, err
 	}
-	res, err := t.finish(Result{Omitted: sc.h.omitted}, payload, sc.d, sc.dg)
+	res, err := t.finish(Result{Omitted: sc.h.omitted}, payload, sc.d, sc.fin)
 	if err != nil {
 		return Result{}, err
 	}
@@ -137,18 +137,18 @@ func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) 
 	return res, nil
 }
 
-// concurrentDigestBytes is the payload size from which the digest runs on
+// concurrentSumBytes is the payload size from which the final sum runs on
 // its own goroutine; below it, starting one costs more than it saves.
-const concurrentDigestBytes = 128 << 10
+const concurrentSumBytes = 128 << 10
 
-// finish builds the output (when anything was omitted) and the digest of
+// finish builds the output (when anything was omitted) and the final sum of
 // the final bytes: on this goroutine, or by waiting for the concurrent
-// digest g while the output is assembled here.
-func (t *Turn) finish(res Result, payload []byte, d *doc, dg digesting) (Result, error) {
-	ds, g := dg.ds, dg.g
+// final sum g while the output is assembled here.
+func (t *Turn) finish(res Result, payload []byte, d *doc, fin summing) (Result, error) {
+	ds, g := fin.ds, fin.g
 	keep := res.Omitted.Items+res.Omitted.Compactions > 0 // the final bytes differ from the payload
 	var pieces [][]byte
-	var h hash.Hash // the digest, when no goroutine computes it
+	var h hash.Hash // the final sum, when no goroutine computes it
 	if g == nil {
 		h = sha256.New()
 	}
