@@ -24,6 +24,11 @@ type finalSum struct {
 	h       hash.Hash
 	err     error
 	done    chan struct{}
+	// spans are the final bytes as ranges of the payload, in order, and
+	// stripped the id members the walk removed: once done, finish builds
+	// the output from them instead of walking the payload again.
+	spans    []span
+	stripped int
 }
 
 // startFinalSum hashes the final bytes of payload on its own goroutine. The
@@ -41,7 +46,8 @@ func startFinalSum(ctx context.Context, payload []byte, strip bool, ds *decision
 		// The first hashed bytes of the final bytes are payload[:hashed]:
 		// nothing before the frontier is cut.
 		skip := hashed
-		_, g.err = walkFinal(payload, d, strip, ds.await, func(c span) error {
+		g.stripped, g.err = walkFinal(payload, d, strip, ds.await, func(c span) error {
+			g.spans = append(g.spans, c)
 			b := payload[c.start:c.end]
 			if skip >= len(b) {
 				skip -= len(b)

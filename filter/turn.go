@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"hash"
 	"sync/atomic"
 
 	"github.com/continuity-dev/continuity/diag"
@@ -141,44 +140,47 @@ func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) 
 // its own goroutine; below it, starting one costs more than it saves.
 const concurrentSumBytes = 128 << 10
 
-// finish builds the output (when anything was omitted) and the final sum of
-// the final bytes: on this goroutine, or by waiting for the concurrent
-// final sum g while the output is assembled here.
+// finish builds the output (when anything was omitted) and the final sum:
+// on this goroutine in one walk of the final bytes, or by taking both the
+// sum and the walk's ranges from the concurrent final sum, which has
+// walked them already while the decisions arrived.
 func (t *Turn) finish(res Result, payload []byte, d *doc, fin summing) (Result, error) {
-	ds, g := fin.ds, fin.g
 	keep := res.Omitted.Items+res.Omitted.Compactions > 0 // the final bytes differ from the payload
-	var pieces [][]byte
-	var h hash.Hash // the final sum, when no goroutine computes it
-	if g == nil {
-		h = sha256.New()
-	}
+	var spans []span
 	stripped := 0
-	if keep || h != nil {
-		stripped, _ = walkFinal(payload, d, t.opts.StripPairedIDs, ds.await, func(c span) error {
-			b := payload[c.start:c.end]
-			if keep {
-				pieces = append(pieces, b)
-			}
-			if h != nil {
-				h.Write(b)
-			}
-			return nil
-		})
-	}
-	if h != nil {
-		h.Sum(res.SHA256[:0])
-	} else {
-		var err error
-		if res.SHA256, err = g.wait(); err != nil {
+	if g := fin.g; g != nil {
+		sum, err := g.wait()
+		if err != nil {
 			return Result{}, err
 		}
+		res.SHA256, spans, stripped = sum, g.spans, g.stripped
+	} else {
+		h := sha256.New()
+		stripped, _ = walkFinal(payload, d, t.opts.StripPairedIDs, fin.ds.await, func(c span) error {
+			if keep {
+				spans = append(spans, c)
+			}
+			h.Write(payload[c.start:c.end])
+			return nil
+		})
+		h.Sum(res.SHA256[:0])
 	}
 	if keep {
 		res.Omitted.StrippedIDs = stripped
 		if t.opts.NoCopy {
-			res.Pieces = pieces
+			res.Pieces = make([][]byte, len(spans))
+			for k, c := range spans {
+				res.Pieces[k] = payload[c.start:c.end]
+			}
 		} else {
-			res.Output = bytes.Join(pieces, nil)
+			n := 0
+			for _, c := range spans {
+				n += c.end - c.start
+			}
+			res.Output = make([]byte, 0, n)
+			for _, c := range spans {
+				res.Output = append(res.Output, payload[c.start:c.end]...)
+			}
 		}
 	}
 	return res, nil
