@@ -46,6 +46,7 @@ func startFinalSum(ctx context.Context, payload []byte, strip bool, ds *decision
 		// The first hashed bytes of the final bytes are payload[:hashed]:
 		// nothing before the frontier is cut.
 		skip := hashed
+		g.spans = make([]span, 0, len(d.items)+1) // one per kept item and the tail, unless ids are cut
 		g.stripped, g.err = walkFinal(payload, d, strip, ds.await, func(c span) error {
 			g.spans = append(g.spans, c)
 			b := payload[c.start:c.end]

@@ -84,8 +84,9 @@ func (h *hasher) work(f *fingerprinter) error {
 func (h *hasher) finished(r int, x hashed) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for len(h.done) <= r {
-		h.done = append(h.done, hashed{})
+	if n := len(h.done); r >= n {
+		h.done = roomFor(h.done, r+1-n)[:r+1]
+		clear(h.done[n:r]) // not hashed yet
 	}
 	h.done[r] = x
 	h.publish()
