@@ -112,24 +112,14 @@ func newDecisions() *decisions {
 	return &decisions{wake: make(chan struct{}, 1)}
 }
 
-// init sizes the decisions once the scan has counted the reasoning items,
-// before the final sum is told about them.
+// init sizes the decisions for every item the scan may publish: once it
+// has counted them, or the bound when the hashing follows the scan.
 func (ds *decisions) init(n int) { ds.omit = make([]bool, n) }
 
 // set publishes the next decision. All earlier ones must be published.
 func (ds *decisions) set(r int, omit bool) {
 	ds.omit[r] = omit
 	ds.decided.Store(int64(r + 1))
-	ds.signal()
-}
-
-// all publishes the same decision for every item at once (a turn's first
-// call omits all its reasoning, whatever the fingerprints are).
-func (ds *decisions) all(omit bool) {
-	for r := range ds.omit {
-		ds.omit[r] = omit
-	}
-	ds.decided.Store(int64(len(ds.omit)))
 	ds.signal()
 }
 
