@@ -18,8 +18,9 @@
 // a cancelled or revoked call stops within one chunk and leaves no baseline.
 //
 // A call uses the second core where that pays (scan_hashed.go): from
-// 512 KiB the fingerprinting runs beside the validating scan, item by item
-// behind it, and the scanning goroutine joins it once the scan is done,
+// 512 KiB the fingerprinting runs beside the validating scan (from 4 MiB
+// beside a trusted one), item by item behind it, and the scanning goroutine
+// joins it once the scan is done,
 // so validation costs little more than the hashing it overlaps; the SHA-256
 // of the final bytes (the final sum) runs on its own goroutine from
 // 128 KiB. A failed scan is the call's error whatever the hashing met, and

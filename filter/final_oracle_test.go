@@ -59,9 +59,9 @@ func TestWalkFinalAgreesWithOracleInEveryMode(t *testing.T) {
 		prevalidated, noCopy bool
 		ways                 ways
 	}
-	sumOnly := ways{sumFrom: 0, parallelFrom: parallelHashUnits, overlapFrom: never}
-	twoAfterScan := ways{sumFrom: concurrentSumBytes, parallelFrom: 0, overlapFrom: never}
-	overlapOnly := ways{sumFrom: never, parallelFrom: never, overlapFrom: 0}
+	sumOnly := ways{sumFrom: 0, parallelFrom: parallelHashUnits, overlapFrom: never, trustedOverlapFrom: never}
+	twoAfterScan := ways{sumFrom: concurrentSumBytes, parallelFrom: 0, overlapFrom: never, trustedOverlapFrom: never}
+	overlapOnly := ways{sumFrom: never, parallelFrom: never, overlapFrom: 0, trustedOverlapFrom: 0}
 	modes := []mode{
 		{false, false, defaultWays},
 		{true, false, defaultWays},

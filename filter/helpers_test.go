@@ -47,8 +47,8 @@ const never = 1 << 62
 var (
 	// allWays runs everything that can run beside the scan beside it: the
 	// final sum, and the fingerprinting from the first byte.
-	allWays = ways{sumFrom: 0, parallelFrom: 0, overlapFrom: 0}
+	allWays = ways{sumFrom: 0, parallelFrom: 0, overlapFrom: 0, trustedOverlapFrom: 0}
 	// afterScanWays fingerprints after the scan, on two goroutines, with
 	// the final sum on its own.
-	afterScanWays = ways{sumFrom: 0, parallelFrom: 0, overlapFrom: never}
+	afterScanWays = ways{sumFrom: 0, parallelFrom: 0, overlapFrom: never, trustedOverlapFrom: never}
 )

@@ -41,7 +41,7 @@ func TestOverlappedCallFailsAsTheScanDoes(t *testing.T) {
 		{"cancelled, then invalid JSON", invalidTail(big, big), true, diag.InvalidPayload},
 		{"cancelled, valid", body(big, big), true, ""},
 	}
-	sequential := ways{sumFrom: never, parallelFrom: never, overlapFrom: never}
+	sequential := ways{sumFrom: never, parallelFrom: never, overlapFrom: never, trustedOverlapFrom: never}
 	for _, c := range cases {
 		apply := func(w ways) error {
 			ctx, cancel := context.WithCancel(context.Background())
