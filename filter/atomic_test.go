@@ -133,17 +133,17 @@ func TestOverlap(t *testing.T) {
 	}
 }
 
-// TestCancellationStopsTheDigest cancels a call while the digest of the
-// final bytes runs on its own goroutine: it stops within one chunk, and
+// TestCancellationStopsTheFinalSum cancels a call while the final sum (the SHA-256
+// of the final bytes) runs on its own goroutine: it stops within one chunk, and
 // Apply returns only after it has (nothing reads the payload afterwards).
-func TestCancellationStopsTheDigest(t *testing.T) {
+func TestCancellationStopsTheFinalSum(t *testing.T) {
 	payload := body(`{"type":"message","role":"user","content":"` + strings.Repeat("tool output ", 1<<20) + `"}`)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	turn := NewTurn(Options{})
-	turn.concurrentFrom = 0
+	turn.ways.sumFrom = 0
 	var chunks atomic.Int32
-	turn.onDigest = func() {
+	turn.onFinalSum = func() {
 		if chunks.Add(1) == 3 {
 			cancel()
 		}
@@ -153,19 +153,19 @@ func TestCancellationStopsTheDigest(t *testing.T) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 	if n := chunks.Load(); n != 3 {
-		t.Fatalf("hashed %d digest chunks, want 3: cancellation must stop within one chunk", n)
+		t.Fatalf("hashed %d final-sum chunks, want 3: cancellation must stop within one chunk", n)
 	}
 	if turn.HasBaseline() {
 		t.Fatal("a cancelled call left a baseline")
 	}
 }
 
-// TestFailedCallStopsTheDigest makes the fingerprints fail (a ciphertext
-// over the work bound) after a later step's digest has started waiting for
-// their decisions: the digest must end too, and the call name the limit.
-func TestFailedCallStopsTheDigest(t *testing.T) {
+// TestFailedCallStopsTheFinalSum makes the fingerprints fail (a ciphertext
+// over the work bound) after a later step's final sum has started waiting for
+// their decisions: the final sum must end too, and the call name the limit.
+func TestFailedCallStopsTheFinalSum(t *testing.T) {
 	turn := NewTurn(Options{})
-	turn.concurrentFrom = 0
+	turn.ways.sumFrom = 0
 	mustApply(t, turn, body(reasoningItem("rs_1", "gAAAAABfirst")))
 	over := "gAAAAAB" + strings.Repeat("Q", MaxHashedUnits)
 	_, err := turn.Apply(context.Background(), body(reasoningItem("rs_2", over), `{"type":"message","content":"after"}`), nil)

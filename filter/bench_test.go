@@ -85,7 +85,7 @@ func jsonRate(name string, p payloadgen.Payload) float64 {
 
 // jsonFilter is the straightforward encoding/json filter the bars compare
 // against: decode the body and its items (keeping values raw, its cheapest
-// form), drop reasoning whose ciphertext digest is in the baseline (the
+// form), drop reasoning whose ciphertext SHA-256 is in the baseline (the
 // first call's baseline is all of it), and encode the result.
 func jsonFilter(body []byte) ([]byte, error) {
 	var top map[string]json.RawMessage
@@ -160,7 +160,7 @@ func BenchmarkFilter(b *testing.B) {
 }
 
 // BenchmarkFilterKept is a later step of a turn whose reasoning is all new:
-// everything is hashed and kept, and the digest covers the whole payload.
+// everything is hashed and kept, and the final sum covers the whole payload.
 func BenchmarkFilterKept(b *testing.B) {
 	p := benchPayload("reasoning64MiB")
 	turn := NewTurn(Options{StripPairedIDs: true})

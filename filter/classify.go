@@ -37,7 +37,7 @@ func (s *scanner) classify(it *item, index int, members []member, d *doc) error 
 	}
 	if it.ids > 0 {
 		from := len(d.idRanges)
-		d.idRanges = appendCuts(d.idRanges, len(members),
+		d.idRanges = appendCuts(roomFor(d.idRanges, len(members)/2+1), len(members),
 			func(k int) span { return members[k].span },
 			func(k int) bool { return members[k].isID })
 		it.idRemove = span{from, len(d.idRanges)}

@@ -17,6 +17,15 @@
 // hashing runs in 64 Ki-unit chunks that poll cancellation and revocation, so
 // a cancelled or revoked call stops within one chunk and leaves no baseline.
 //
+// A call uses the second core where that pays (scan_hashed.go): from
+// 512 KiB the fingerprinting runs beside the validating scan (from 4 MiB
+// beside a trusted one), item by item behind it, and the scanning goroutine
+// joins it once the scan is done,
+// so validation costs little more than the hashing it overlaps; the SHA-256
+// of the final bytes (the final sum) runs on its own goroutine from
+// 128 KiB. A failed scan is the call's error whatever the hashing met, and
+// every goroutine a call starts has ended when it returns.
+//
 // Select and Turn.Apply filter a payload that is already whole. A Stream
 // (Follow, Start) filters by Select's decisions while overlapping the work
 // with its caller's I/O: its scan can follow a payload still being read

@@ -100,17 +100,16 @@ func TestByteFidelity(t *testing.T) {
 			return w
 		}
 		for _, opts := range []Options{{}, {StripPairedIDs: true}, {StripPairedIDs: true, Prevalidated: true}} {
-			for _, concurrentFrom := range []int{concurrentDigestBytes, 0} {
-				// The concurrent digest also fingerprints on two goroutines and
-				// returns pieces (NoCopy).
-				opts.NoCopy = concurrentFrom == 0
+			for _, w := range []ways{defaultWays, allWays, afterScanWays} {
+				// Every way but the default also returns pieces (NoCopy).
+				opts.NoCopy = w != defaultWays
 				// The first call's baseline is everything in it.
 				turn := NewTurn(opts)
-				turn.concurrentFrom, turn.parallelFrom = concurrentFrom, concurrentFrom
+				turn.ways = w
 				checkFidelity(t, name+" all", turn, payload, want(true, opts.StripPairedIDs))
 				// A baseline of every other reasoning item, from an earlier step.
 				turn = NewTurn(opts)
-				turn.concurrentFrom, turn.parallelFrom = concurrentFrom, concurrentFrom
+				turn.ways = w
 				mustApply(t, turn, body(half...))
 				checkFidelity(t, name+" half", turn, payload, want(false, opts.StripPairedIDs))
 			}

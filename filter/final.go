@@ -1,10 +1,7 @@
 package filter
 
 import (
-	"context"
-	"crypto/sha256"
 	"errors"
-	"hash"
 	"sync/atomic"
 )
 
@@ -29,7 +26,7 @@ func (d *doc) item(k int) (item, []span, bool, error) {
 // the separator that docs/design.md §2.3's cut rules give it) and, when strip is
 // set, without the id members of ordinary items that directly follow an
 // omitted item. omit(r) says whether the r-th reasoning item is omitted; it
-// may block until that is decided, which lets the digest follow the
+// may block until that is decided, which lets the final sum follow the
 // fingerprints item by item, and src may block until the scan has found the
 // next item, which lets a Stream follow the scan. The bytes after the
 // last item are yielded only once src says there is no further item. It
@@ -102,12 +99,12 @@ func walkFinal(payload []byte, src items, strip bool, omit func(r int) (bool, er
 }
 
 // decisions publishes, in order, whether each reasoning item is omitted, so
-// that a digest running on another core can hash the final bytes up to the
+// that the final sum, running on another core, can hash the final bytes up to the
 // first item still being fingerprinted.
 type decisions struct {
 	omit    []bool
 	decided atomic.Int64  // omit[:decided] are final
-	stopped atomic.Bool   // the call failed: the digest must stop
+	stopped atomic.Bool   // the call failed: the final sum must stop
 	wake    chan struct{} // signalled after each decision and on stop
 }
 
@@ -115,8 +112,8 @@ func newDecisions() *decisions {
 	return &decisions{wake: make(chan struct{}, 1)}
 }
 
-// init sizes the decisions once the scan has counted the reasoning items,
-// before the digest is told about them.
+// init sizes the decisions for every item the scan may publish: once it
+// has counted them, or the bound when the hashing follows the scan.
 func (ds *decisions) init(n int) { ds.omit = make([]bool, n) }
 
 // set publishes the next decision. All earlier ones must be published.
@@ -126,17 +123,7 @@ func (ds *decisions) set(r int, omit bool) {
 	ds.signal()
 }
 
-// all publishes the same decision for every item at once (a turn's first
-// call omits all its reasoning, whatever the fingerprints are).
-func (ds *decisions) all(omit bool) {
-	for r := range ds.omit {
-		ds.omit[r] = omit
-	}
-	ds.decided.Store(int64(len(ds.omit)))
-	ds.signal()
-}
-
-// stop tells a waiting or hashing digest that the call failed.
+// stop tells a waiting or hashing final sum that the call failed.
 func (ds *decisions) stop() {
 	ds.stopped.Store(true)
 	ds.signal()
@@ -160,13 +147,14 @@ func (ds *decisions) await(r int) (bool, error) {
 	return ds.omit[r], nil
 }
 
-// errStopped ends a digest whose call has already failed with its own error.
+// errStopped ends a worker of a call (a hasher's, the final sum) that has
+// already failed with its own error.
 var errStopped = errors.New("filter: the call stopped")
 
 // frontier publishes, while the scan runs, how far the payload is known
 // to be final bytes already: up to the end of the last input item before
-// the first reasoning item (nothing before it can be cut). The digest
-// hashes that far while the scan goes on. Only the scanning goroutine
+// the first reasoning item (nothing before it can be cut). The final
+// sum hashes that far while the scan goes on. Only the scanning goroutine
 // advances it.
 type frontier struct {
 	at     atomic.Int64
@@ -193,105 +181,4 @@ func (f *frontier) freeze() {
 	if f != nil {
 		f.frozen = true
 	}
-}
-
-// digest is SHA-256 over the final bytes, computed while they are decided:
-// first the payload up to the scan's frontier while the scan runs, then,
-// once the scan hands over the document, the rest of the final bytes as the
-// omit decisions arrive. It hashes in chunks and checks for cancellation
-// and a failed call before each one, so it never runs on after its call has
-// ended.
-type digest struct {
-	ctx     context.Context
-	ds      *decisions
-	front   *frontier
-	docs    chan *doc // the scanned document, once
-	onChunk func()    // test hook: called after each chunk is hashed
-	h       hash.Hash
-	err     error
-	done    chan struct{}
-}
-
-// startDigest hashes the final bytes of payload on its own goroutine. The
-// scan must advance front and then hand its document to scanned (or the
-// call stop through ds).
-func startDigest(ctx context.Context, payload []byte, strip bool, ds *decisions, front *frontier, onChunk func()) *digest {
-	g := &digest{ctx: ctx, ds: ds, front: front, docs: make(chan *doc, 1), onChunk: onChunk, h: sha256.New(), done: make(chan struct{})}
-	go func() {
-		defer close(g.done)
-		hashed, d, err := g.ahead(payload)
-		if err != nil {
-			g.err = err
-			return
-		}
-		// The first hashed bytes of the final bytes are payload[:hashed]:
-		// nothing before the frontier is cut.
-		skip := hashed
-		_, g.err = walkFinal(payload, d, strip, ds.await, func(c span) error {
-			b := payload[c.start:c.end]
-			if skip >= len(b) {
-				skip -= len(b)
-				return nil
-			}
-			b, skip = b[skip:], 0
-			return g.write(b)
-		})
-	}()
-	return g
-}
-
-// ahead hashes the payload up to the frontier as the scan moves it, until
-// the scan hands over its document, and returns how much it hashed.
-func (g *digest) ahead(payload []byte) (int, *doc, error) {
-	hashed := 0
-	for {
-		if to := int(g.front.at.Load()); to > hashed {
-			if err := g.write(payload[hashed:to]); err != nil {
-				return 0, nil, err
-			}
-			hashed = to
-			continue
-		}
-		select {
-		case d := <-g.docs:
-			return hashed, d, nil
-		case <-g.front.wake:
-		case <-g.ds.wake:
-			if g.ds.stopped.Load() {
-				return 0, nil, errStopped
-			}
-		}
-	}
-}
-
-// scanned hands the scan's document to the digest; the decisions must be
-// initialised.
-func (g *digest) scanned(d *doc) { g.docs <- d }
-
-func (g *digest) write(b []byte) error {
-	for len(b) > 0 {
-		if err := g.ctx.Err(); err != nil {
-			return err
-		}
-		if g.ds.stopped.Load() {
-			return errStopped
-		}
-		n := min(len(b), ChunkUnits)
-		g.h.Write(b[:n])
-		b = b[n:]
-		if g.onChunk != nil {
-			g.onChunk()
-		}
-	}
-	return nil
-}
-
-// wait returns the digest once it is complete, or the error that ended it.
-func (g *digest) wait() (sum [32]byte, err error) {
-	<-g.done
-	if g.err != nil {
-		return sum, g.err
-	}
-	g.h.Sum(sum[:0])
-	return sum, nil
 }

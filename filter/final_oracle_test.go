@@ -50,23 +50,28 @@ func randomPayload(rng *rand.Rand, ciphers []string) []byte {
 
 // TestWalkFinalAgreesWithOracleInEveryMode filters random payloads after a
 // random baseline in every way a call can run (validating or prevalidated,
-// digest inline or concurrent, one or two fingerprinting goroutines,
+// final sum inline or concurrent, one or two fingerprinting goroutines,
 // Output or Pieces, with and without stripping) and checks each against
-// the oracle: the bytes, the digest over them and the counts.
+// the oracle: the bytes, the final sum over them and the counts.
 func TestWalkFinalAgreesWithOracleInEveryMode(t *testing.T) {
 	ciphers := []string{"gAAAAABone", "gAAAAABtwo", `gAAAAAB\u0074wo`, `gAAAAABth\/ree`, "gAAAAAB" + strings.Repeat("Zq", 300), "gAAAAABfive"}
 	type mode struct {
 		prevalidated, noCopy bool
-		concurrentFrom       int
-		parallelFrom         int
+		ways                 ways
 	}
+	sumOnly := ways{sumFrom: 0, parallelFrom: parallelHashUnits, overlapFrom: never, trustedOverlapFrom: never}
+	twoAfterScan := ways{sumFrom: concurrentSumBytes, parallelFrom: 0, overlapFrom: never, trustedOverlapFrom: never}
+	overlapOnly := ways{sumFrom: never, parallelFrom: never, overlapFrom: 0, trustedOverlapFrom: 0}
 	modes := []mode{
-		{false, false, concurrentDigestBytes, parallelHashUnits},
-		{true, false, concurrentDigestBytes, parallelHashUnits},
-		{false, true, 0, parallelHashUnits},
-		{true, true, 0, 0},
-		{false, false, 0, 0},
-		{true, true, concurrentDigestBytes, 0},
+		{false, false, defaultWays},
+		{true, false, defaultWays},
+		{false, true, sumOnly},
+		{true, true, afterScanWays},
+		{false, false, afterScanWays},
+		{true, true, twoAfterScan},
+		{false, false, allWays},
+		{true, false, allWays},
+		{false, true, overlapOnly},
 	}
 	rng := rand.New(rand.NewPCG(21, 22))
 	for n := 0; n < 1500; n++ {
@@ -90,7 +95,7 @@ func TestWalkFinalAgreesWithOracleInEveryMode(t *testing.T) {
 		}
 		for _, m := range modes {
 			turn := NewTurn(Options{StripPairedIDs: strip, Prevalidated: m.prevalidated, NoCopy: m.noCopy})
-			turn.concurrentFrom, turn.parallelFrom = m.concurrentFrom, m.parallelFrom
+			turn.ways = m.ways
 			if _, err := turn.Apply(context.Background(), first, nil); err != nil {
 				t.Fatalf("mode %+v: first call of %s: %v", m, first, err)
 			}
@@ -103,7 +108,7 @@ func TestWalkFinalAgreesWithOracleInEveryMode(t *testing.T) {
 			case !bytes.Equal(got, want):
 				t.Fatalf("mode %+v strip %v:\n in  %s\n got %s\nwant %s", m, strip, second, got, want)
 			case res.SHA256 != sha256.Sum256(got):
-				t.Fatalf("mode %+v: the digest is not over the final bytes of %s", m, second)
+				t.Fatalf("mode %+v: the final sum is not over the final bytes of %s", m, second)
 			case res.Changed() == bytes.Equal(want, second):
 				t.Fatalf("mode %+v: changed %v for %s", m, res.Changed(), second)
 			case m.noCopy && res.Output != nil, !m.noCopy && res.Pieces != nil:
@@ -122,31 +127,39 @@ func TestWalkFinalAgreesWithOracleInEveryMode(t *testing.T) {
 	}
 }
 
-// TestHashAllErrorIsTheFailure checks that a call fingerprinting on two
-// goroutines reports the failure that stopped it, never the internal stop
-// signal, and leaves no baseline, whichever goroutine fails.
-func TestHashAllErrorIsTheFailure(t *testing.T) {
+// TestTwoWorkersErrorIsTheFailure checks that a call fingerprinting on two
+// goroutines, after the scan or beside it, reports the failure that
+// stopped it, never the internal stop signal, and leaves no baseline,
+// whichever goroutine fails.
+func TestTwoWorkersErrorIsTheFailure(t *testing.T) {
 	over := MaxHashedUnits / 3
-	for _, failAt := range []int{0, 1, 2, 5} {
-		var items []string
-		for i := range 6 {
-			size := 10
-			if i >= failAt {
-				size = over + 1 // the bound is crossed at the third big item
-			}
-			items = append(items, reasoningItem("rs_"+strconv.Itoa(i), "gAAAAAB"+strings.Repeat(string(rune('a'+i)), size)))
+	for _, w := range []ways{afterScanWays, allWays} {
+		for _, failAt := range []int{0, 1, 2, 5} {
+			twoWorkersFail(t, w, over, failAt)
 		}
-		turn := NewTurn(Options{Prevalidated: true})
-		turn.parallelFrom, turn.concurrentFrom = 0, 0
-		_, err := turn.Apply(context.Background(), body(items...), nil)
-		if failAt == 5 {
-			if err != nil {
-				t.Fatalf("one big item: %v", err)
-			}
-			continue
+	}
+}
+
+func twoWorkersFail(t *testing.T, w ways, over, failAt int) {
+	t.Helper()
+	var items []string
+	for i := range 6 {
+		size := 10
+		if i >= failAt {
+			size = over + 1 // the bound is crossed at the third big item
 		}
-		if !diag.Has(err, diag.ReasoningWorkLimit) || turn.HasBaseline() {
-			t.Fatalf("fail at %d: %v, baseline %v", failAt, err, turn.HasBaseline())
+		items = append(items, reasoningItem("rs_"+strconv.Itoa(i), "gAAAAAB"+strings.Repeat(string(rune('a'+i)), size)))
+	}
+	turn := NewTurn(Options{Prevalidated: true})
+	turn.ways = w
+	_, err := turn.Apply(context.Background(), body(items...), nil)
+	if failAt == 5 {
+		if err != nil {
+			t.Fatalf("%+v: one big item: %v", w, err)
 		}
+		return
+	}
+	if !diag.Has(err, diag.ReasoningWorkLimit) || turn.HasBaseline() {
+		t.Fatalf("%+v: fail at %d: %v, baseline %v", w, failAt, err, turn.HasBaseline())
 	}
 }

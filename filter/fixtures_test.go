@@ -114,7 +114,7 @@ func TestABABFixtures(t *testing.T) {
 			t.Errorf("%s: filtered body would be rejected: %v", r.File, got)
 		}
 		if res.SHA256 != sha256.Sum256(out) {
-			t.Errorf("%s: digest is not over the final bytes", r.File)
+			t.Errorf("%s: final sum is not over the final bytes", r.File)
 		}
 		// Every turn's first step omits all the reasoning that was there;
 		// later steps keep the reasoning the turn itself produced.

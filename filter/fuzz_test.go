@@ -16,7 +16,7 @@ import (
 
 // FuzzFilter runs two calls of one turn (the first sets the baseline) and
 // checks the invariants of docs/design.md §6: no panic, only named errors, no
-// accepted invalid JSON, valid JSON out, a digest over the final bytes, no
+// accepted invalid JSON, valid JSON out, a final sum over the final bytes, no
 // baseline after a failure, and, whenever the independent oracle can judge
 // the payloads, exactly its bytes.
 //
@@ -35,18 +35,20 @@ func FuzzFilter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, first, second []byte, strip bool) {
 		checkValidator(t, second)
 		// Each way the filter can run: validating or prevalidated, the
-		// digest on the calling goroutine or on its own.
+		// final sum on the calling goroutine or on its own, the fingerprinting
+		// after the scan or beside it.
 		// NoCopy (pieces instead of Output) rides along with the concurrent
-		// validating mode, so the oracle judges it too.
-		for _, mode := range []struct{ prevalidated, concurrent bool }{{false, false}, {false, true}, {true, true}} {
+		// validating modes, so the oracle judges it too.
+		for _, mode := range []struct {
+			prevalidated, concurrent bool
+			ways                     ways
+		}{{false, false, defaultWays}, {false, true, afterScanWays}, {false, true, allWays}, {true, true, allWays}} {
 			prevalidated := mode.prevalidated
 			if prevalidated && !(json.Valid(first) && json.Valid(second)) {
 				continue // Prevalidated promises valid JSON
 			}
 			turn := NewTurn(Options{StripPairedIDs: strip, Prevalidated: prevalidated, NoCopy: mode.concurrent && !prevalidated})
-			if mode.concurrent {
-				turn.concurrentFrom, turn.parallelFrom = 0, 0
-			}
+			turn.ways = mode.ways
 			if !checkCall(t, turn, first) {
 				if turn.HasBaseline() {
 					t.Fatal("a failed first call left a baseline")
@@ -122,7 +124,7 @@ func callChecked(t *testing.T, turn *Turn, payload []byte) (Result, bool) {
 		t.Fatalf("emitted invalid JSON %q from %q", out, payload)
 	}
 	if res.SHA256 != sha256.Sum256(out) {
-		t.Fatal("digest is not over the final bytes")
+		t.Fatal("final sum is not over the final bytes")
 	}
 	if res.Changed() != (res.Omitted.Items > 0) || len(out) > len(payload) {
 		t.Fatalf("output %q does not match omitted %+v", res.Output, res.Omitted)

@@ -39,3 +39,16 @@ func wantCode(t *testing.T, err error, code string) {
 		t.Fatalf("got error %v, want %s", err, code)
 	}
 }
+
+// The ways tests run calls in besides defaultWays: never is a threshold no
+// payload reaches.
+const never = 1 << 62
+
+var (
+	// allWays runs everything that can run beside the scan beside it: the
+	// final sum, and the fingerprinting from the first byte.
+	allWays = ways{sumFrom: 0, parallelFrom: 0, overlapFrom: 0, trustedOverlapFrom: 0}
+	// afterScanWays fingerprints after the scan, on two goroutines, with
+	// the final sum on its own.
+	afterScanWays = ways{sumFrom: 0, parallelFrom: 0, overlapFrom: never, trustedOverlapFrom: never}
+)

@@ -28,18 +28,25 @@ type progress struct {
 	problem error
 	ended   bool  // the scan has returned
 	err     error // why the scan failed, nil when it ended well
+	// every says a walk follows every item (a Stream); without it only
+	// the fingerprinting follows, and only encrypted items are published
+	// while the scan runs, which is all it needs.
+	every bool
 }
 
-func newProgress() *progress {
-	p := &progress{}
+// newProgress returns a progress for a walk and the fingerprinting
+// (every) or the fingerprinting alone.
+func newProgress(every bool) *progress {
+	p := &progress{every: every}
 	p.cond.L = &p.mu
 	return p
 }
 
-// publish makes d's items as scanned so far visible; nil-safe, so a scan
-// without a reader pays one comparison per item.
-func (p *progress) publish(d *doc) {
-	if p == nil {
+// publish makes d's items as scanned so far visible after the scan added
+// one (encrypted says it is a candidate); nil-safe, so a scan without a
+// reader pays one comparison per item.
+func (p *progress) publish(d *doc, encrypted bool) {
+	if p == nil || !p.every && !encrypted {
 		return
 	}
 	p.mu.Lock()

@@ -57,7 +57,7 @@ func NewRetained(now func() time.Time, maxBytes int) *Retained {
 	return &Retained{now: now, maxBytes: maxBytes, byID: map[string]*retainedEntry{}}
 }
 
-// Put records the final bytes and digest of request requestID, replacing an
+// Put records the final bytes and their SHA-256 (the final sum) of request requestID, replacing an
 // earlier record of it. out is kept without copying, so the caller must not
 // modify it afterwards. Bytes larger than the whole budget are not kept
 // (a later Get misses and the caller must not guess them).
@@ -114,7 +114,7 @@ func (r *Retained) put(e *retainedEntry) {
 	r.bytes += e.size
 }
 
-// Get returns the bytes and digest recorded for requestID if they are
+// Get returns the bytes and SHA-256 recorded for requestID if they are
 // younger than RetainTTL.
 func (r *Retained) Get(requestID string) ([]byte, [32]byte, bool) {
 	r.mu.Lock()

@@ -160,12 +160,12 @@ func (s *scanner) add(it item, members []member, d *doc) error {
 		if len(d.reasoning) == MaxReasoningItems {
 			return diag.Newf(diag.ItemLimit, "input has more than %d reasoning items", MaxReasoningItems).With("limit", MaxReasoningItems)
 		}
-		d.reasoning = append(d.reasoning, len(d.items))
+		d.reasoning = append(roomFor(d.reasoning, 1), len(d.items))
 		s.front.freeze()
 	}
-	d.items = append(d.items, it)
+	d.items = append(roomFor(d.items, 1), it)
 	s.front.advance(it.end)
-	s.prog.publish(d)
+	s.prog.publish(d, it.kind.encrypted())
 	return nil
 }
 

@@ -44,40 +44,13 @@ func Select(ctx context.Context, payload []byte, opts Options, revoked func() er
 	if err := fp.poll(); err != nil {
 		return Result{}, err
 	}
-	d, dg, err := scanDigesting(ctx, payload, opts, true, concurrentDigestBytes, nil)
+	sc, err := scanHashed(&fp, payload, opts, true, defaultWays, nil, omit)
 	if err != nil {
 		return Result{}, err
 	}
-	ds, g := dg.ds, dg.g
-	fail := func(err error) (Result, error) {
-		dg.stop()
-		return Result{}, err
-	}
-	ds.init(len(d.reasoning))
-	if g != nil {
-		g.scanned(d)
-	}
-	t := &Turn{opts: opts, parallelFrom: parallelHashUnits}
-	sums := make([][32]byte, len(d.reasoning))
-	units := make([]int, len(d.reasoning))
-	publish := func(r int) {
-		k := d.reasoning[r]
-		c := Candidate{Kind: Reasoning, Index: k, Fingerprint: sums[r]}
-		if d.items[k].kind == kindCompaction {
-			c.Kind = Compaction
-		}
-		ds.set(r, omit(c))
-	}
-	if err := t.hashAll(&fp, payload, d, sums, units, publish); err != nil {
-		return fail(err)
-	}
-	var res Result
-	for r := range d.reasoning {
-		if ds.omit[r] {
-			res.Omitted.count(d.items[d.reasoning[r]].kind, units[r])
-		}
-	}
-	if res, err = t.finish(res, payload, d, ds, g); err != nil {
+	t := &Turn{opts: opts}
+	res, err := t.finish(Result{Omitted: sc.h.omitted}, payload, sc.d, sc.fin)
+	if err != nil {
 		return Result{}, err
 	}
 	if err := fp.poll(); err != nil {

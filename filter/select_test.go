@@ -14,7 +14,7 @@ import (
 // TestSelect: the caller's decisions cut exactly the chosen reasoning and
 // compaction items, the id after an omitted reasoning item goes (never the
 // one after a compaction item), candidates arrive in input order with the
-// fingerprint of their content, and the digest is the output's, small and
+// fingerprint of their content, and the final sum is the output's, small and
 // large.
 func TestSelect(t *testing.T) {
 	for _, pad := range []int{0, 300 << 10} {
@@ -62,7 +62,7 @@ func TestSelect(t *testing.T) {
 			t.Fatalf("omitted %+v", res.Omitted)
 		}
 		if res.SHA256 != sha256.Sum256(out) {
-			t.Fatal("digest is not the output's")
+			t.Fatal("the final sum is not the output's")
 		}
 	}
 }

@@ -26,7 +26,7 @@ type Stream struct {
 	fp      fingerprinter
 	arrive  *arrival // nil: the payload was whole from the start
 	prog    *progress
-	h       *streamHasher
+	h       *hasher
 	scanned chan struct{} // closed when the scan has ended: shape, scanErr set
 	shape   Shape
 	scanErr error
@@ -49,10 +49,12 @@ func Start(ctx context.Context, payload []byte, opts Options) *Stream {
 }
 
 func start(ctx context.Context, payload []byte, opts Options, arrive *arrival) *Stream {
-	s := &Stream{payload: payload, opts: opts, arrive: arrive, prog: newProgress(),
+	s := &Stream{payload: payload, opts: opts, arrive: arrive, prog: newProgress(true),
 		fp:      fingerprinter{ctx: ctx, spent: new(atomic.Int64), stop: new(atomic.Bool)},
 		scanned: make(chan struct{}), hashing: make(chan error, 2)}
-	s.h = newStreamHasher(payload, s.prog)
+	ds := newDecisions()
+	ds.init(MaxReasoningItems) // the scan has not counted them yet
+	s.h = newHasher(payload, s.prog, ds, 0)
 	sibling := s.fp.sibling()
 	go func() { s.hashing <- s.h.work(sibling) }()
 	go s.scan()

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/filter/payloadgen"
@@ -15,9 +15,20 @@ import (
 
 // followed copies payload into a fresh buffer in pieces of random size on
 // another goroutine, as a reader would, while a Stream follows it; it
-// returns the Stream's shape error and what Send emitted.
-func followed(t *testing.T, payload []byte, rng *rand.Rand, omit func(Candidate) bool) (Shape, []byte, Result, error, error) {
+// returns the Stream's shape error and what Send emitted. It runs in a
+// synctest bubble, so that the reader can wait, at every fourth piece,
+// until the scan has caught up with it and waits for bytes (a reader
+// slower than the scan), an event and not a guess at how long that takes.
+func followed(t *testing.T, payload []byte, rng *rand.Rand, omit func(Candidate) bool) (sh Shape, got []byte, res Result, serr, err error) {
 	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		sh, got, res, serr, err = follow(payload, rng, omit)
+	})
+	return sh, got, res, serr, err
+}
+
+// follow is followed inside the bubble; the reader has ended when it returns.
+func follow(payload []byte, rng *rand.Rand, omit func(Candidate) bool) (Shape, []byte, Result, error, error) {
 	buf := make([]byte, len(payload))
 	st := Follow(context.Background(), buf, Options{StripPairedIDs: true})
 	sizes := make([]int, 0, 64)
@@ -26,7 +37,9 @@ func followed(t *testing.T, payload []byte, rng *rand.Rand, omit func(Candidate)
 		sizes = append(sizes, k)
 		n += k
 	}
+	read := make(chan struct{})
 	go func() {
+		defer close(read)
 		n := 0
 		for _, k := range sizes {
 			k = min(k, len(payload)-n)
@@ -34,7 +47,7 @@ func followed(t *testing.T, payload []byte, rng *rand.Rand, omit func(Candidate)
 			n += k
 			st.Arrived(n)
 			if k%4 == 0 {
-				time.Sleep(20 * time.Microsecond) // a reader slower than the scan
+				synctest.Wait() // the Stream has done all it can with what arrived
 			}
 		}
 	}()
@@ -44,6 +57,7 @@ func followed(t *testing.T, payload []byte, rng *rand.Rand, omit func(Candidate)
 		got = append(got, b...)
 		return nil
 	})
+	<-read
 	return sh, got, res, serr, err
 }
 
@@ -159,21 +173,30 @@ func TestFollowClose(t *testing.T) {
 }
 
 // TestFollowEarlyFault: a fault that shows before the rest of the payload
-// has arrived (a second input member) is named exactly as Select names it.
+// has arrived (a second input member) is named only once the whole
+// payload is there, and then exactly as Select names it.
 func TestFollowEarlyFault(t *testing.T) {
 	payload := append([]byte(`{"input":[],"input":[],"pad":"`), append(bytes.Repeat([]byte("p"), 600<<10), `"}`...)...)
 	_, want := Select(context.Background(), payload, Options{}, nil, func(Candidate) bool { return true })
-	buf := make([]byte, len(payload))
-	st := Follow(context.Background(), buf, Options{})
-	defer st.Close()
-	copy(buf, payload[:100])
-	st.Arrived(100)
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		copy(buf[100:], payload[100:])
+	synctest.Test(t, func(t *testing.T) {
+		buf := make([]byte, len(payload))
+		st := Follow(context.Background(), buf, Options{})
+		defer st.Close()
+		// More than a following scan waits for at once (followStep), so
+		// that it reads the fault before the rest arrives.
+		half := len(payload) / 2
+		copy(buf, payload[:half])
+		st.Arrived(half)
+		synctest.Wait() // the scan has met the second input and waits for the rest
+		select {
+		case <-st.scanned:
+			t.Fatal("the fault was named before the whole payload arrived")
+		default:
+		}
+		copy(buf[half:], payload[half:])
 		st.Arrived(len(payload))
-	}()
-	if _, err := st.Shape(); want == nil || err == nil || err.Error() != want.Error() {
-		t.Fatalf("followed: %v; Select: %v", err, want)
-	}
+		if _, err := st.Shape(); want == nil || err == nil || err.Error() != want.Error() {
+			t.Fatalf("followed: %v; Select: %v", err, want)
+		}
+	})
 }

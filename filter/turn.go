@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"hash"
 	"sync/atomic"
 
 	"github.com/continuity-dev/continuity/diag"
@@ -45,7 +44,7 @@ type Result struct {
 	// was omitted.
 	Pieces  [][]byte
 	Omitted Omitted
-	// SHA256 is the digest of the final bytes: Output, or the input when
+	// SHA256 is the final sum, the SHA-256 of the final bytes: Output, or the input when
 	// Output is nil.
 	SHA256 [32]byte
 }
@@ -73,22 +72,17 @@ type baseline map[[32]byte]struct{}
 // segment). It is safe for concurrent use, but calls do not queue: a call
 // made while another is running fails with PROCESSING_OVERLAP.
 type Turn struct {
-	opts     Options
-	busy     atomic.Bool
-	baseline atomic.Pointer[baseline]
-	onChunk  func() // test hook, see fingerprinter
-	onDigest func() // test hook, see digest
-	// concurrentFrom is the payload size from which the digest runs on its
-	// own goroutine (concurrentDigestBytes), parallelFrom the ciphertext
-	// size from which two goroutines fingerprint (parallelHashUnits); tests
-	// lower them to cover every way.
-	concurrentFrom int
-	parallelFrom   int
+	opts       Options
+	busy       atomic.Bool
+	baseline   atomic.Pointer[baseline]
+	onChunk    func() // test hook, see fingerprinter
+	onFinalSum func() // test hook, see finalSum
+	ways       ways   // defaultWays; tests lower them to cover every way
 }
 
 // NewTurn returns a turn with no baseline yet.
 func NewTurn(opts Options) *Turn {
-	return &Turn{opts: opts, concurrentFrom: concurrentDigestBytes, parallelFrom: parallelHashUnits}
+	return &Turn{opts: opts, ways: defaultWays}
 }
 
 // HasBaseline reports whether a call of this turn has succeeded, which is
@@ -115,31 +109,20 @@ func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) 
 	if err := fp.poll(); err != nil {
 		return Result{}, err
 	}
-	d, dg, err := scanDigesting(ctx, payload, t.opts, false, t.concurrentFrom, t.onDigest)
-	if err != nil {
-		return Result{}, err
-	}
-	ds, g := dg.ds, dg.g
-	fail := func(err error) (Result, error) {
-		dg.stop()
-		return Result{}, err
-	}
-
 	base := t.baseline.Load()
 	first := base == nil
-	ds.init(len(d.reasoning))
-	if first {
-		// A turn's first call omits all its reasoning: it is history.
-		ds.all(true)
-	}
-	if g != nil {
-		g.scanned(d)
-	}
-	res, fresh, err := t.decide(&fp, payload, d, base, ds)
+	sc, err := scanHashed(&fp, payload, t.opts, false, t.ways, t.onFinalSum, func(c Candidate) bool {
+		if first {
+			return true // a turn's first call omits all its reasoning: it is history
+		}
+		_, omit := (*base)[c.Fingerprint]
+		return omit
+	})
 	if err != nil {
-		return fail(err)
+		return Result{}, err
 	}
-	if res, err = t.finish(res, payload, d, ds, g); err != nil {
+	res, err := t.finish(Result{Omitted: sc.h.omitted}, payload, sc.d, sc.fin)
+	if err != nil {
 		return Result{}, err
 	}
 
@@ -147,52 +130,57 @@ func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) 
 		return Result{}, err
 	}
 	if first {
-		t.baseline.Store(fresh)
+		fresh := sc.h.fingerprints()
+		t.baseline.Store(&fresh)
 	}
 	return res, nil
 }
 
-// concurrentDigestBytes is the payload size from which the digest runs on
+// concurrentSumBytes is the payload size from which the final sum runs on
 // its own goroutine; below it, starting one costs more than it saves.
-const concurrentDigestBytes = 128 << 10
+const concurrentSumBytes = 128 << 10
 
-// finish builds the output (when anything was omitted) and the digest of
-// the final bytes: on this goroutine, or by waiting for the concurrent
-// digest g while the output is assembled here.
-func (t *Turn) finish(res Result, payload []byte, d *doc, ds *decisions, g *digest) (Result, error) {
+// finish builds the output (when anything was omitted) and the final sum:
+// on this goroutine in one walk of the final bytes, or by taking both the
+// sum and the walk's ranges from the concurrent final sum, which has
+// walked them already while the decisions arrived.
+func (t *Turn) finish(res Result, payload []byte, d *doc, fin summing) (Result, error) {
 	keep := res.Omitted.Items+res.Omitted.Compactions > 0 // the final bytes differ from the payload
-	var pieces [][]byte
-	var h hash.Hash // the digest, when no goroutine computes it
-	if g == nil {
-		h = sha256.New()
-	}
+	var spans []span
 	stripped := 0
-	if keep || h != nil {
-		stripped, _ = walkFinal(payload, d, t.opts.StripPairedIDs, ds.await, func(c span) error {
-			b := payload[c.start:c.end]
-			if keep {
-				pieces = append(pieces, b)
-			}
-			if h != nil {
-				h.Write(b)
-			}
-			return nil
-		})
-	}
-	if h != nil {
-		h.Sum(res.SHA256[:0])
-	} else {
-		var err error
-		if res.SHA256, err = g.wait(); err != nil {
+	if g := fin.g; g != nil {
+		sum, err := g.wait()
+		if err != nil {
 			return Result{}, err
 		}
+		res.SHA256, spans, stripped = sum, g.spans, g.stripped
+	} else {
+		h := sha256.New()
+		stripped, _ = walkFinal(payload, d, t.opts.StripPairedIDs, fin.ds.await, func(c span) error {
+			if keep {
+				spans = append(spans, c)
+			}
+			h.Write(payload[c.start:c.end])
+			return nil
+		})
+		h.Sum(res.SHA256[:0])
 	}
 	if keep {
 		res.Omitted.StrippedIDs = stripped
 		if t.opts.NoCopy {
-			res.Pieces = pieces
+			res.Pieces = make([][]byte, len(spans))
+			for k, c := range spans {
+				res.Pieces[k] = payload[c.start:c.end]
+			}
 		} else {
-			res.Output = bytes.Join(pieces, nil)
+			n := 0
+			for _, c := range spans {
+				n += c.end - c.start
+			}
+			res.Output = make([]byte, 0, n)
+			for _, c := range spans {
+				res.Output = append(res.Output, payload[c.start:c.end]...)
+			}
 		}
 	}
 	return res, nil

@@ -23,7 +23,7 @@ func TestTurnOmitsBaselineAndKeepsNewReasoning(t *testing.T) {
 		t.Fatalf("step 1 omitted %+v", res.Omitted)
 	}
 	if res.SHA256 != sha256.Sum256(res.Output) {
-		t.Fatal("step 1 digest is not over the output")
+		t.Fatal("step 1 final sum is not over the output")
 	}
 	if !turn.HasBaseline() {
 		t.Fatal("no baseline after a successful first call")

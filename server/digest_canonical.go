@@ -48,7 +48,7 @@ const maxUnits = 1 << 40
 // readCanonical reads params in the canonical form in one trusted pass
 // (the wire validated the frame). ok is false at the first thing that is
 // not canonical; nothing is then decided from what was read.
-func readCanonical(raw []byte) (req turns.PayloadRequest, items []filter.DigestItem, ok bool) {
+func readCanonical(raw []byte) (req turns.PayloadRequest, items []filter.DescribedItem, ok bool) {
 	sc := jsonscan.Scanner{B: raw, Trusted: true}
 	seen := 0
 	err := sc.Document(func(keyStart, keyEnd, v int) (int, error) {
@@ -73,7 +73,7 @@ var errNotCanonical = errors.New("not in the canonical form")
 
 // readEnvelopeMember reads the member whose value starts at v; bit is 0
 // when it is not canonical.
-func readEnvelopeMember(sc *jsonscan.Scanner, req *turns.PayloadRequest, items *[]filter.DigestItem, name []byte, v int) (bit, end int) {
+func readEnvelopeMember(sc *jsonscan.Scanner, req *turns.PayloadRequest, items *[]filter.DescribedItem, name []byte, v int) (bit, end int) {
 	b := sc.B
 	if string(name) == "items" {
 		list, end, ok := canonicalItems(sc, v)

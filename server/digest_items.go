@@ -22,14 +22,14 @@ const (
 const maxDigestItems = filter.MaxItems + 1
 
 // canonicalItems reads the items array at i, returning the index past it.
-func canonicalItems(sc *jsonscan.Scanner, i int) (items []filter.DigestItem, end int, ok bool) {
+func canonicalItems(sc *jsonscan.Scanner, i int) (items []filter.DescribedItem, end int, ok bool) {
 	b := sc.B
 	if b[i] != '[' {
 		return nil, 0, false
 	}
 	// An item is at least 2 bytes and a bridge's 20 to 120: room
 	// for one per 32 bytes rarely grows and never wastes much.
-	items = make([]filter.DigestItem, 0, min((len(b)-i)/32+1, maxDigestItems))
+	items = make([]filter.DescribedItem, 0, min((len(b)-i)/32+1, maxDigestItems))
 	// The digests share one array (a reasoning item takes some 100
 	// bytes); one that outgrows it moves on to a larger one, and the
 	// items already read keep pointing into the old.
@@ -57,7 +57,7 @@ func canonicalItems(sc *jsonscan.Scanner, i int) (items []filter.DigestItem, end
 // Its members' names and values are found directly: a canonical value is
 // a string without escapes, true, false or digits, so nothing needs the
 // scanner's general walk.
-func canonicalItem(sc *jsonscan.Scanner, i int, sums *[][32]byte) (it filter.DigestItem, end int, ok bool) {
+func canonicalItem(sc *jsonscan.Scanner, i int, sums *[][32]byte) (it filter.DescribedItem, end int, ok bool) {
 	b := sc.B
 	seen := 0
 	if i = sc.WS(i + 1); b[i] == '}' {
@@ -116,7 +116,7 @@ func plainToken(b []byte, i int) (tok []byte, end int, ok bool) {
 
 // readItemMember reads one member of an item into it; 0 when it is not
 // canonical.
-func readItemMember(it *filter.DigestItem, name, v []byte, sums *[][32]byte) int {
+func readItemMember(it *filter.DescribedItem, name, v []byte, sums *[][32]byte) int {
 	switch string(name) {
 	case "type":
 		s, ok := asciiString(v, 0, 256, true)

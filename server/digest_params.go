@@ -40,7 +40,7 @@ func readDigestEntry(params *wire.Params) (digestParams, error) {
 // are read in one pass. Anything else goes through the schema, which
 // either names what is wrong or accepts an unusual spelling (an escaped
 // member name, units written 1.4e4) that is then decoded the slow way.
-func readDigestParams(raw []byte) (turns.PayloadRequest, []filter.DigestItem, error) {
+func readDigestParams(raw []byte) (turns.PayloadRequest, []filter.DescribedItem, error) {
 	if raw == nil {
 		return turns.PayloadRequest{}, nil, invalidParams("params are required")
 	}
@@ -60,7 +60,7 @@ func readDigestParams(raw []byte) (turns.PayloadRequest, []filter.DigestItem, er
 // decodeDigestParams decodes params the schema has accepted. Numbers are
 // read as float64: the schema's integers may be written 1.0 or 1e3, and
 // its bounds (2^53 for turn and step, 2^40 for units) keep them exact.
-func decodeDigestParams(raw []byte) (turns.PayloadRequest, []filter.DigestItem, error) {
+func decodeDigestParams(raw []byte) (turns.PayloadRequest, []filter.DescribedItem, error) {
 	var p struct {
 		RequestID string  `json:"requestId"`
 		SessionID string  `json:"sessionId"`
@@ -84,9 +84,9 @@ func decodeDigestParams(raw []byte) (turns.PayloadRequest, []filter.DigestItem, 
 	if req.Purpose == "" {
 		req.Purpose = "chat"
 	}
-	items := make([]filter.DigestItem, len(p.Items))
+	items := make([]filter.DescribedItem, len(p.Items))
 	for i, it := range p.Items {
-		items[i] = filter.DigestItem{Type: it.Type, HasID: it.ID, Units: int(it.Units)}
+		items[i] = filter.DescribedItem{Type: it.Type, HasID: it.ID, Units: int(it.Units)}
 		if it.SHA256 != "" {
 			var sum [32]byte
 			if _, err := hex.Decode(sum[:], []byte(it.SHA256)); err != nil {

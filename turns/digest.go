@@ -20,7 +20,7 @@ type DigestResult struct {
 // the same participation, admission and revocation rules as Payload, with
 // the decision taken on the items' fingerprints. Compaction and exact
 // retries need the bytes, so they are only served by Payload.
-func (m *Manager) PayloadDigest(ctx context.Context, req PayloadRequest, items []filter.DigestItem) (DigestResult, error) {
+func (m *Manager) PayloadDigest(ctx context.Context, req PayloadRequest, items []filter.DescribedItem) (DigestResult, error) {
 	native := DigestResult{Outcome: OutcomeNative}
 	if !m.opt.Providers.takesPart(req.Provider) || req.Purpose != "chat" {
 		return native, nil
@@ -44,7 +44,7 @@ func (m *Manager) PayloadDigest(ctx context.Context, req PayloadRequest, items [
 		m.diagnostic(a, req, err)
 		return DigestResult{}, err
 	}
-	res, err := a.filter.ApplyDigests(ctx, items, m.pollFor(a))
+	res, err := a.filter.ApplyDescribed(ctx, items, m.pollFor(a))
 	if err != nil {
 		if ctx.Err() != nil {
 			a.revoke("the request was cancelled")

@@ -6,17 +6,20 @@ import (
 	"sync/atomic"
 )
 
-// streamHasher fingerprints the encrypted items of a payload still being
-// scanned, taking them in input order as the scan publishes them, and
-// publishes the caller's decision on each in order once the caller has
-// said how to decide (decide): the hashing may run ahead of that. Its workers take items
-// from a shared counter, as hashAll's do: one starts with the scan, and the
-// scanning goroutine joins once the scan is done, so a payload that is
-// mostly ciphertext is still hashed on two cores.
-type streamHasher struct {
+// hasher fingerprints the encrypted items of one call in input order,
+// taking them as the scan publishes them (prog), and publishes the
+// caller's decision on each in order once the caller has said how to
+// decide (decide): the hashing may run ahead of that. Its workers (work)
+// take items from a shared counter, so one, two or a worker that joins
+// late share the items without coordination beyond that counter; each
+// polls cancellation and revocation per chunk and the work bound is shared
+// (fingerprinter), so every worker stops within one chunk. It is the one
+// fingerprinting of Turn.Apply, Select and Stream (see scanHashed and
+// Stream).
+type hasher struct {
 	payload []byte
 	prog    *progress
-	ds      *decisions // sized for MaxReasoningItems: readers index it lock-free
+	ds      *decisions // sized before the first decision: readers index it lock-free
 
 	next atomic.Int64 // the next candidate to take
 
@@ -35,15 +38,15 @@ type hashed struct {
 	units int
 }
 
-func newStreamHasher(payload []byte, prog *progress) *streamHasher {
-	ds := newDecisions()
-	ds.init(MaxReasoningItems)
-	return &streamHasher{payload: payload, prog: prog, ds: ds}
+// newHasher fingerprints the candidates prog publishes and decides them
+// into ds, which must be sized for every candidate the scan may publish.
+func newHasher(payload []byte, prog *progress, ds *decisions, candidates int) *hasher {
+	return &hasher{payload: payload, prog: prog, ds: ds, done: make([]hashed, 0, candidates)}
 }
 
 // decide starts the decisions: omit is called on every candidate hashed so
 // far and, from now on, on each as soon as it and those before it are.
-func (h *streamHasher) decide(omit func(Candidate) bool) {
+func (h *hasher) decide(omit func(Candidate) bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.omit = omit
@@ -54,7 +57,7 @@ func (h *streamHasher) decide(omit func(Candidate) bool) {
 // It returns nil when the scan ended without further candidates, errStopped
 // when the scan failed or another worker's error stopped it, and the
 // hashing's own error otherwise (after which f.stop stops the others).
-func (h *streamHasher) work(f *fingerprinter) error {
+func (h *hasher) work(f *fingerprinter) error {
 	for {
 		r := int(h.next.Add(1) - 1)
 		it, index, ok, err := h.prog.candidate(r)
@@ -78,11 +81,12 @@ func (h *streamHasher) work(f *fingerprinter) error {
 }
 
 // finished records candidate r and publishes what that makes decidable.
-func (h *streamHasher) finished(r int, x hashed) {
+func (h *hasher) finished(r int, x hashed) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for len(h.done) <= r {
-		h.done = append(h.done, hashed{})
+	if n := len(h.done); r >= n {
+		h.done = roomFor(h.done, r+1-n)[:r+1]
+		clear(h.done[n:r]) // not hashed yet
 	}
 	h.done[r] = x
 	h.publish()
@@ -90,7 +94,7 @@ func (h *streamHasher) finished(r int, x hashed) {
 
 // publish decides, in order, every candidate hashed whose predecessors are
 // all decided, once decide has been called. h.mu must be held.
-func (h *streamHasher) publish() {
+func (h *hasher) publish() {
 	for h.omit != nil && h.published < len(h.done) && h.done[h.published].ok {
 		d := &h.done[h.published]
 		omit := h.omit(d.c)
@@ -100,6 +104,16 @@ func (h *streamHasher) publish() {
 		h.ds.set(h.published, omit)
 		h.published++
 	}
+}
+
+// fingerprints returns every candidate's fingerprint, in order, once the
+// workers have all returned without error.
+func (h *hasher) fingerprints() baseline {
+	m := make(baseline, len(h.done))
+	for _, x := range h.done {
+		m[x.c.Fingerprint] = struct{}{}
+	}
+	return m
 }
 
 // joined is the error of a call whose two workers returned a and b: the
@@ -113,4 +127,14 @@ func joined(a, b error) error {
 		return nil
 	}
 	return a
+}
+
+// count adds one omitted item of kind with units of ciphertext.
+func (o *Omitted) count(kind itemKind, units int) {
+	if kind == kindCompaction {
+		o.Compactions++
+	} else {
+		o.Items++
+	}
+	o.CodeUnits += units
 }

@@ -6,34 +6,41 @@ import (
 	"github.com/continuity-dev/continuity/diag"
 )
 
-// DigestItem is one top-level input item as a bridge describes it in the
-// digest form of llm/payload: the bridge keeps the body (a JavaScript
+// A described payload is the digest form of llm/payload (the wire method
+// llm/payloadDigest, docs/protocol.md §14.1): a bridge that holds the body
+// as an object describes each input item instead of sending the bytes.
+// "Digest" is the wire's name for it; inside this package the word is not
+// used, so the form is never confused with the final sum (finalSum, the
+// SHA-256 of the bytes a call sends, Result.SHA256).
+
+// DescribedItem is one top-level input item as a bridge describes it in a
+// described payload: the bridge keeps the body (a JavaScript
 // object in pi) and sends, per item, its type, whether it has an id, and
 // for reasoning the SHA-256 of its encrypted_content and that string's
 // length in UTF-16 code units. The plugin then decides exactly as Apply
 // would on the bytes, and the bridge cuts the items itself.
-type DigestItem struct {
+type DescribedItem struct {
 	Type   string
 	HasID  bool
 	SHA256 *[32]byte // reasoning items only; nil means no usable encrypted_content
 	Units  int       // UTF-16 code units of encrypted_content (reasoning only)
 }
 
-// DigestResult says which items to omit and whose id member to remove,
+// DescribedResult says which items to omit and whose id member to remove,
 // by index into the items, ascending.
-type DigestResult struct {
+type DescribedResult struct {
 	Omit    []int
 	Strip   []int
 	Omitted Omitted
 }
 
-// ApplyDigests is Apply for the digest form: the same bounds, the same
+// ApplyDescribed is Apply for a described payload: the same bounds, the same
 // baseline rule (the first successful call of the turn sets it, a failed
 // or overlapping call leaves none) and the same paired-id rule, decided on
 // the items' fingerprints instead of the body's bytes.
-func (t *Turn) ApplyDigests(ctx context.Context, items []DigestItem, revoked func() error) (DigestResult, error) {
+func (t *Turn) ApplyDescribed(ctx context.Context, items []DescribedItem, revoked func() error) (DescribedResult, error) {
 	if !t.busy.CompareAndSwap(false, true) {
-		return DigestResult{}, diag.New(diag.ProcessingOverlap, "another payload of this turn is being filtered")
+		return DescribedResult{}, diag.New(diag.ProcessingOverlap, "another payload of this turn is being filtered")
 	}
 	defer t.busy.Store(false)
 	poll := func() error {
@@ -46,10 +53,10 @@ func (t *Turn) ApplyDigests(ctx context.Context, items []DigestItem, revoked fun
 		return nil
 	}
 	if err := poll(); err != nil {
-		return DigestResult{}, err
+		return DescribedResult{}, err
 	}
 	if len(items) > MaxItems {
-		return DigestResult{}, diag.Newf(diag.InvalidPayload, "input has more than %d items", MaxItems).With("limit", MaxItems)
+		return DescribedResult{}, diag.Newf(diag.InvalidPayload, "input has more than %d items", MaxItems).With("limit", MaxItems)
 	}
 	reasoning, units := 0, 0
 	for i, it := range items {
@@ -57,13 +64,13 @@ func (t *Turn) ApplyDigests(ctx context.Context, items []DigestItem, revoked fun
 			continue
 		}
 		if it.SHA256 == nil || it.Units <= 0 {
-			return DigestResult{}, diag.Newf(diag.UnsupportedReasoning, "reasoning item %d has no encrypted_content digest", i)
+			return DescribedResult{}, diag.Newf(diag.UnsupportedReasoning, "reasoning item %d has no sha256 and units (of its encrypted_content)", i)
 		}
 		if reasoning++; reasoning > MaxReasoningItems {
-			return DigestResult{}, diag.Newf(diag.ItemLimit, "more than %d reasoning items", MaxReasoningItems).With("limit", MaxReasoningItems)
+			return DescribedResult{}, diag.Newf(diag.ItemLimit, "more than %d reasoning items", MaxReasoningItems).With("limit", MaxReasoningItems)
 		}
 		if units += it.Units; units > MaxHashedUnits {
-			return DigestResult{}, diag.Newf(diag.ReasoningWorkLimit, "more than %d code units of encrypted content", MaxHashedUnits).With("limit", MaxHashedUnits)
+			return DescribedResult{}, diag.Newf(diag.ReasoningWorkLimit, "more than %d code units of encrypted content", MaxHashedUnits).With("limit", MaxHashedUnits)
 		}
 	}
 
@@ -74,7 +81,7 @@ func (t *Turn) ApplyDigests(ctx context.Context, items []DigestItem, revoked fun
 		fresh = make(baseline, reasoning)
 	}
 	// At most one strip follows each reasoning item, and every omission is one.
-	res := DigestResult{Omit: make([]int, 0, reasoning), Strip: make([]int, 0, reasoning)}
+	res := DescribedResult{Omit: make([]int, 0, reasoning), Strip: make([]int, 0, reasoning)}
 	prevOmitted := false
 	for i, it := range items {
 		omit := false
@@ -98,7 +105,7 @@ func (t *Turn) ApplyDigests(ctx context.Context, items []DigestItem, revoked fun
 		prevOmitted = omit
 	}
 	if err := poll(); err != nil {
-		return DigestResult{}, err
+		return DescribedResult{}, err
 	}
 	if first {
 		t.baseline.Store(&fresh)
