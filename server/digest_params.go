@@ -16,7 +16,7 @@ const digestParamsSchema = "wire/llm/payloadDigest.params"
 // digestParams is llm/payloadDigest's params as its entry read them.
 type digestParams struct {
 	req   turns.PayloadRequest
-	items []filter.DigestItem
+	items []filter.DescribedItem
 }
 
 // readDigestEntry is llm/payloadDigest's reader. The entry is deferred: a
