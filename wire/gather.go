@@ -36,6 +36,8 @@ func (f *frameReader) gather() (frame, error) {
 		first = f.pool.get(f.bufferSize(2 * len(pending)))
 	}
 	blocks := [][]byte{first[:copy(first, pending)]}
+	f.val.Reset()
+	f.feed(pending)
 	f.buf, f.off, f.end = nil, 0, 0
 	size := len(blocks[0])
 	for {
@@ -56,6 +58,7 @@ func (f *frameReader) gather() (frame, error) {
 		}
 		if i := bytes.IndexByte(last[len(last):len(last)+m], '\n'); i >= 0 {
 			end := len(last) + i
+			f.feed(last[len(last):end])
 			f.keepRest(last[end+1 : len(last)+m])
 			blocks[len(blocks)-1] = last[:end]
 			if size += i; overLimit(int64(size), f.max, lastByte(blocks)) {
@@ -64,6 +67,7 @@ func (f *frameReader) gather() (frame, error) {
 			}
 			return f.joined(blocks, size), nil
 		}
+		f.feed(last[len(last) : len(last)+m])
 		blocks[len(blocks)-1] = last[:len(last)+m]
 		size += m
 	}
@@ -80,10 +84,14 @@ const bigBlock = 4 << 20
 // (getLarge), not a power-of-two class.
 func (f *frameReader) joined(blocks [][]byte, size int) frame {
 	f.hint = size
+	var checked *verdict
+	if checkWhileArriving {
+		checked = f.arrived()
+	}
 	if len(blocks) == 1 {
 		b := blocks[0]
 		if size >= cap(b)/4 {
-			return frame{line: trimCR(b[:size:size]), pooled: b[:cap(b)]}
+			return frame{line: trimCR(b[:size:size]), pooled: b[:cap(b)], checked: checked}
 		}
 		// A small frame in a big buffer: move it, so that a frame its
 		// handler keeps does not hold the big buffer too.
@@ -102,7 +110,7 @@ func (f *frameReader) joined(blocks [][]byte, size int) frame {
 		}
 	}
 	f.pool.put(blocks[0])
-	return frame{line: trimCR(out[:n:n]), pooled: out}
+	return frame{line: trimCR(out[:n:n]), pooled: out, checked: checked}
 }
 
 // drop forgets the buffers of a line over the limit: the blocks go back

@@ -220,7 +220,7 @@ func (s *Stream) decode(fr frame, v any) bool {
 	if len(line) == 0 {
 		return false
 	}
-	m, rpcErr := s.skeleton(line)
+	m, rpcErr := s.skeleton(fr, line)
 	if rpcErr != nil {
 		s.log.Warn("malformed frame", zap.Int("code", rpcErr.Error.Code), zap.String("reason", rpcErr.Error.Message))
 		s.WriteError(rpcErr.ID, rpcErr.Error)
