@@ -114,13 +114,30 @@ func (v *Validator) Write(p []byte) {
 }
 
 // str reads string content from p[i:] (at document offset base) up to
-// the closing quote or the end of p, a machine word at a time while it is
-// printable ASCII.
+// the closing quote or the end of p. Its inner loop tests a machine word
+// at a time and steps over two-byte escapes in place, so tool output (an
+// escaped tab or newline every few words) costs no call per escape.
 func (v *Validator) str(p []byte, i, base int) int {
 	for i < len(p) {
-		i += plainStrPrefix(p[i:])
-		if i == len(p) {
-			return i
+		for i+8 <= len(p) {
+			m := markStr(binary.LittleEndian.Uint64(p[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+			if p[i] != '\\' || i+1 >= len(p) || !escapeChar[p[i+1]] {
+				break
+			}
+			i += 2
+		}
+		if i+8 > len(p) {
+			for i < len(p) && plainStr(p[i]) {
+				i++
+			}
+			if i == len(p) {
+				return i
+			}
 		}
 		switch c := p[i]; {
 		case c == '"':
@@ -152,6 +169,9 @@ func (v *Validator) str(p []byte, i, base int) int {
 	}
 	return i
 }
+
+// plainStr reports printable ASCII other than a quote or a backslash.
+func plainStr(c byte) bool { return c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' }
 
 // escapeChar marks the characters that complete a two-byte escape.
 var escapeChar = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
@@ -470,38 +490,6 @@ func (v *Validator) End(dst []Member) ([]Member, error) {
 		return nil, syntaxError(v.start)
 	}
 	return nil, syntaxError(v.off)
-}
-
-// plainStrPrefix returns the length of the longest prefix of seg that is
-// printable ASCII other than a quote or a backslash: string content that
-// needs no closer look. It tests 8 bytes at a time, 32 per round once the
-// first few words are plain (tool output has an escape every few words;
-// base64 has none).
-func plainStrPrefix(seg []byte) int {
-	i := 0
-	for ; i < 32 && i+8 <= len(seg); i += 8 {
-		if m := markStr(binary.LittleEndian.Uint64(seg[i:])); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i+32 <= len(seg); i += 32 {
-		w := seg[i : i+32 : i+32]
-		if markStr(binary.LittleEndian.Uint64(w))|markStr(binary.LittleEndian.Uint64(w[8:]))|
-			markStr(binary.LittleEndian.Uint64(w[16:]))|markStr(binary.LittleEndian.Uint64(w[24:])) != 0 {
-			break
-		}
-	}
-	for ; i+8 <= len(seg); i += 8 {
-		if m := markStr(binary.LittleEndian.Uint64(seg[i:])); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i < len(seg); i++ {
-		if c := seg[i]; c < 0x20 || c >= utf8.RuneSelf || c == '\\' || c == '"' {
-			return i
-		}
-	}
-	return i
 }
 
 // markStr is mark with quotes marked too. Only the lowest mark is exact.

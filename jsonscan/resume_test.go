@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // verdict is what a scan says of a document, in a form to compare:
@@ -154,4 +155,55 @@ func FuzzValidator(f *testing.F) {
 			t.Fatalf("%q: validator %s, one pass %s", b, got, want)
 		}
 	})
+}
+
+// BenchmarkValidatorToolResult compares, in one run, validating a 17 MiB
+// tool result (an escaped tab or newline every few words) fed in 64 KiB
+// reads with the one validating pass over it whole and the trusted pass
+// that only finds where values end; it reports each one's time over the
+// one pass's.
+//
+//	go test -run x -bench ValidatorToolResult ./jsonscan
+func BenchmarkValidatorToolResult(b *testing.B) {
+	line := `ok   \tgithub.com/example/pkg/sub\t0.123s coverage: 81.2% of statements\n`
+	doc := []byte(`{"jsonrpc":"2.0","method":"session.event","params":{"event":{"type":"tool/result","text":"` +
+		strings.Repeat(line, (17<<20)/len(line)) + `"}}}`)
+	var v Validator
+	passes := map[string]func(){
+		"fed": func() {
+			v.Reset()
+			for at := 0; at < len(doc); at += 64 << 10 {
+				v.Write(doc[at:min(at+64<<10, len(doc))])
+			}
+			if _, err := v.End(nil); err != nil {
+				b.Fatal(err)
+			}
+		},
+		"onepass": func() {
+			s := Scanner{B: doc}
+			if _, err := s.Members(nil); err != nil {
+				b.Fatal(err)
+			}
+		},
+		"trusted": func() {
+			s := Scanner{B: doc, Trusted: true}
+			if _, err := s.Members(nil); err != nil {
+				b.Fatal(err)
+			}
+		},
+	}
+	names := []string{"fed", "onepass", "trusted"}
+	spent := map[string]time.Duration{}
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		for _, n := range names { // interleaved, so load hits each alike
+			start := time.Now()
+			passes[n]()
+			spent[n] += time.Since(start)
+		}
+	}
+	for _, n := range names {
+		b.ReportMetric(float64(spent[n])/float64(spent["onepass"]), n+"/onepass")
+	}
+	b.ReportMetric(float64(len(doc))*float64(b.N)/spent["fed"].Seconds()/1e9, "GB/s-fed")
 }

@@ -59,6 +59,9 @@ type frameReader struct {
 	off  int
 	end  int
 	hint int // length of the last large frame
+	// bigHint is the length of the last frame beyond bigBlock: a frame
+	// that outgrows a buffer sized from hint goes on in one this large.
+	bigHint int
 	// val validates the frame being gathered, one read at a time.
 	val  jsonscan.Validator
 	eof  bool
