@@ -55,7 +55,7 @@ const (
 	sStr                   // in a string's content
 	sEsc                   // after a backslash in a string; sub counts \u hex digits + 1
 	sUTF8                  // in a UTF-8 sequence; sub is the bytes still wanted
-	sNum                   // in a number; sub is a numState
+	sNum                   // in a number; sub is one of the num constants
 	sLit                   // in true, false or null; sub is the bytes read
 	sStrErr                // a string went bad at errAt: looking for any later quote
 	sFailed                // errAt is final
@@ -81,9 +81,6 @@ func (v *Validator) Reset() {
 
 // Len is the number of bytes fed so far.
 func (v *Validator) Len() int { return v.off }
-
-// Failed reports whether the bytes fed so far can begin no valid document.
-func (v *Validator) Failed() bool { return v.state == sStrErr || v.state == sFailed }
 
 // fail ends validation at offset at.
 func (v *Validator) fail(at int) {
