@@ -7,5 +7,7 @@
 // walk strings byte by byte (gjson); a base64 ciphertext of tens of KiB or
 // a 17 MiB tool output should be skipped at memory speed. In validating mode
 // the Scanner checks RFC 8259 and UTF-8 in the same single pass; in trusted
-// mode (a document validated earlier) it only finds value ends.
+// mode (a document validated earlier) it only finds value ends. The
+// Validator is the validating scan made resumable: fed a document read by
+// read as it arrives, it reaches the same verdict as Members on the whole.
 package jsonscan

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 // errFrameTooLarge reports a line longer than the frame limit. The reader has
@@ -19,6 +21,10 @@ type frame struct {
 	// pooled is the pool buffer holding line, when the line outgrew the read
 	// buffer; recycle gives it back once nothing refers to line any more.
 	pooled []byte
+	// checked, for a frame gathered from many reads, is what validating it
+	// while it arrived found (see arrived); nil for a frame cut from the
+	// read buffer, which is validated once it is whole.
+	checked *verdict
 }
 
 // size is the memory the frame holds: its pool buffer, or its bytes in
@@ -53,6 +59,11 @@ type frameReader struct {
 	off  int
 	end  int
 	hint int // length of the last large frame
+	// bigHint is the length of the last frame beyond bigBlock: a frame
+	// that outgrows a buffer sized from hint goes on in one this large.
+	bigHint int
+	// val validates the frame being gathered, one read at a time.
+	val  jsonscan.Validator
 	eof  bool
 	rerr error
 }

@@ -68,7 +68,7 @@ func TestFrameReaderSkipsOversizedLines(t *testing.T) {
 	for _, w := range []string{"ok", string(bytes.Repeat([]byte{'z'}, 100)), "fine"} {
 		got, err := f.next()
 		if err != nil || string(got.line) != w {
-			t.Fatalf("got %q %v, want %q", got, err, w)
+			t.Fatalf("got %q %v, want %q", got.line, err, w)
 		}
 	}
 }

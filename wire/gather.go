@@ -8,11 +8,14 @@ import (
 // gather reads the rest of the pending frame into pool buffers. The first
 // is, when the pool has one, a recycled buffer sized from the last large
 // frame, so in the steady state the whole frame lands in it and is handed
-// out in place. A frame that outgrows it goes on in further blocks (each
-// filled before the next is taken, at most 4 MiB more at a time, so an
-// oversized line never holds more than the limit; see newBlock) and is
-// joined once into a buffer of its size. Bytes read past the newline
-// start a new read buffer.
+// out in place. A frame that outgrows it goes on, when an earlier frame
+// was beyond bigBlock, in one buffer sized from that frame (taken while
+// the frame arrives, so the frames behind it do not wait for a join),
+// and otherwise in further blocks (each filled before the next is taken,
+// at most 4 MiB more at a time, so an oversized line never holds more
+// than the limit; see newBlock), joined once into a buffer of its size.
+// Each read is validated as it comes (see validate.go). Bytes read past
+// the newline start a new read buffer.
 func (f *frameReader) gather() (frame, error) {
 	pending := f.buf[f.off:f.end]
 	// A buffer the size of the last large frame takes the whole frame at
@@ -36,6 +39,8 @@ func (f *frameReader) gather() (frame, error) {
 		first = f.pool.get(f.bufferSize(2 * len(pending)))
 	}
 	blocks := [][]byte{first[:copy(first, pending)]}
+	f.val.Reset()
+	f.feed(pending)
 	f.buf, f.off, f.end = nil, 0, 0
 	size := len(blocks[0])
 	for {
@@ -45,6 +50,20 @@ func (f *frameReader) gather() (frame, error) {
 		}
 		if f.eof {
 			return f.joined(blocks, size), nil
+		}
+		if len(last) == cap(last) && len(blocks) == 1 && cap(last) <= bigBlock && f.bigHint > size {
+			// The frame outgrew a buffer sized from a smaller frame (a
+			// 17 MiB tool result after a 1 MiB payload): it goes on in a
+			// buffer sized from the last frame beyond bigBlock, taken now,
+			// while it arrives. Joining blocks after the newline would
+			// allocate and copy all of it while the frames behind it wait
+			// (a session event's buffer is kept, never recycled, so the
+			// pool seldom has one ready).
+			big := f.pool.getLarge(f.bigHint)
+			copy(big, last)
+			f.pool.put(last[:cap(last)])
+			last = big[:size]
+			blocks[0] = last
 		}
 		if len(last) == cap(last) {
 			last = newBlock(f.bufferSize(min(size, bigBlock)))[:0]
@@ -56,6 +75,7 @@ func (f *frameReader) gather() (frame, error) {
 		}
 		if i := bytes.IndexByte(last[len(last):len(last)+m], '\n'); i >= 0 {
 			end := len(last) + i
+			f.feed(last[len(last):end])
 			f.keepRest(last[end+1 : len(last)+m])
 			blocks[len(blocks)-1] = last[:end]
 			if size += i; overLimit(int64(size), f.max, lastByte(blocks)) {
@@ -64,6 +84,7 @@ func (f *frameReader) gather() (frame, error) {
 			}
 			return f.joined(blocks, size), nil
 		}
+		f.feed(last[len(last) : len(last)+m])
 		blocks[len(blocks)-1] = last[:len(last)+m]
 		size += m
 	}
@@ -80,10 +101,17 @@ const bigBlock = 4 << 20
 // (getLarge), not a power-of-two class.
 func (f *frameReader) joined(blocks [][]byte, size int) frame {
 	f.hint = size
+	if size > bigBlock {
+		f.bigHint = size
+	}
+	var checked *verdict
+	if checkWhileArriving {
+		checked = f.arrived()
+	}
 	if len(blocks) == 1 {
 		b := blocks[0]
 		if size >= cap(b)/4 {
-			return frame{line: trimCR(b[:size:size]), pooled: b[:cap(b)]}
+			return frame{line: trimCR(b[:size:size]), pooled: b[:cap(b)], checked: checked}
 		}
 		// A small frame in a big buffer: move it, so that a frame its
 		// handler keeps does not hold the big buffer too.
@@ -102,7 +130,7 @@ func (f *frameReader) joined(blocks [][]byte, size int) frame {
 		}
 	}
 	f.pool.put(blocks[0])
-	return frame{line: trimCR(out[:n:n]), pooled: out}
+	return frame{line: trimCR(out[:n:n]), pooled: out, checked: checked}
 }
 
 // drop forgets the buffers of a line over the limit: the blocks go back

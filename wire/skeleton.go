@@ -37,24 +37,13 @@ type message struct {
 }
 
 // skeleton validates a frame and finds its members. Validation and
-// locating the members are one pass of jsonscan over the frame (a large
-// frame's second half is validated on another core meanwhile), so a 64 MiB
-// payload is read once here, not once per question asked of it; a large
-// frame that is mostly one string is validated in halves instead
-// (validHalves), which finds the members too.
-func (s *Stream) skeleton(line []byte) (message, *frameError) {
-	// A large frame whose middle is inside a long string (a 17 MiB tool
-	// output) is validated on two cores (validHalves). Any other frame,
-	// and one that may be invalid, gets the one validating pass, which
-	// names the error.
-	sc := jsonscan.Scanner{B: line}
-	members, ok := validHalves(line, make([]jsonscan.Member, 0, 8))
-	var err error
-	if ok {
-		sc.Trusted = true
-	} else {
-		members, err = sc.Members(make([]jsonscan.Member, 0, 8))
-	}
+// locating the members are one pass of jsonscan over the frame — for a
+// large frame, made while it arrived (see members) — so a 64 MiB payload
+// is read once here, not once per question asked of it. line is the
+// frame's line without the whitespace around it.
+func (s *Stream) skeleton(fr frame, line []byte) (message, *frameError) {
+	members, trusted, err := members(fr, line)
+	sc := jsonscan.Scanner{B: line, Trusted: trusted}
 	switch {
 	case errors.As(err, new(jsonscan.ErrNotObject)) && line[0] == '[':
 		return message{}, &frameError{Error: &Error{Code: CodeInvalidRequest, Message: "batches are not supported"}}

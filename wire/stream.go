@@ -8,7 +8,8 @@
 // The library decodes params into maps and re-encodes results with
 // encoding/json, which is slow for 64 MiB payloads and changes bytes
 // (whitespace, key order, HTML escapes). The Stream avoids both. On the way
-// in, each frame is validated once; the library decodes only a skeleton of
+// in, each frame is validated once (a large one while it arrives, read by
+// read: see validate.go); the library decodes only a skeleton of
 // a request (its method, and whether there is an id), and the request's id
 // and params are handed to the handler as the host's own bytes: an ID, and
 // Params that own their frame buffer until released. An answer to one of
@@ -220,7 +221,7 @@ func (s *Stream) decode(fr frame, v any) bool {
 	if len(line) == 0 {
 		return false
 	}
-	m, rpcErr := s.skeleton(line)
+	m, rpcErr := s.skeleton(fr, line)
 	if rpcErr != nil {
 		s.log.Warn("malformed frame", zap.Int("code", rpcErr.Error.Code), zap.String("reason", rpcErr.Error.Message))
 		s.WriteError(rpcErr.ID, rpcErr.Error)

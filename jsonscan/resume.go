@@ -1,0 +1,496 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
+
+// Validator validates one JSON document fed to it in pieces, as they
+// arrive, and finds its top-level members: the wire feeds it each read of
+// a large frame from the pipe, so that when the frame's newline arrives
+// only the last read is left to check (a validating pass over a 17 MiB
+// tool result after it had fully arrived held every request behind it for
+// about 22 ms).
+//
+// It accepts exactly what a validating Scanner's Members accepts on the
+// concatenated pieces, and reports the same error at the same offset
+// (RFC 8259, strings valid UTF-8 as utf8.DecodeRune decides, an
+// unterminated string at the document's end even when a bad byte follows
+// its last quote — Str looks for the closing quote first). The zero value
+// is ready for a document; Reset makes it ready for another.
+type Validator struct {
+	off   int   // the document offset of the next byte fed
+	state state // what the next byte may be
+	sub   uint8 // the state's progress: bytes of a literal, escape or UTF-8 sequence
+	stack []byte
+
+	// start is where the literal, escape or UTF-8 sequence being read
+	// began (an error in it is reported there).
+	start int
+	// lo and hi bound the next continuation byte of a UTF-8 sequence.
+	lo, hi byte
+	lit    string
+	inName bool // the string being read is a member name
+
+	topObject bool
+	member    Member // the top-level member being read
+	members   []Member
+
+	errAt int // where the document stops being JSON, once known
+}
+
+type state uint8
+
+const (
+	sDoc      state = iota // before the document: whitespace, then a value
+	sValue                 // a value (whitespace first)
+	sObjFirst              // after '{': a name or '}'
+	sArrFirst              // after '[': a value or ']'
+	sKey                   // after ',' in an object: a name
+	sColon                 // after a name: ':'
+	sAfter                 // after a value: ',' or a closer (or the end)
+	sTrailing              // after the document: whitespace only
+	sStr                   // in a string's content
+	sEsc                   // after a backslash in a string; sub counts \u hex digits + 1
+	sUTF8                  // in a UTF-8 sequence; sub is the bytes still wanted
+	sNum                   // in a number; sub is one of the num constants
+	sLit                   // in true, false or null; sub is the bytes read
+	sStrErr                // a string went bad at errAt: looking for any later quote
+	sFailed                // errAt is final
+)
+
+// Number progress; the final ones (a number may end there) are numZero,
+// numInt, numFrac and numExp.
+const (
+	numMinus uint8 = iota
+	numZero
+	numInt
+	numDot
+	numFrac
+	numE
+	numESign
+	numExp
+)
+
+// Reset readies v for a new document, keeping its buffers.
+func (v *Validator) Reset() {
+	*v = Validator{stack: v.stack[:0], members: v.members[:0]}
+}
+
+// Len is the number of bytes fed so far.
+func (v *Validator) Len() int { return v.off }
+
+// fail ends validation at offset at.
+func (v *Validator) fail(at int) {
+	v.errAt = at
+	v.state = sFailed
+}
+
+// Write feeds the next bytes of the document. It never fails: the verdict
+// comes from End.
+func (v *Validator) Write(p []byte) {
+	base := v.off
+	v.off += len(p)
+	i := 0
+	for i < len(p) && v.state != sFailed {
+		switch v.state {
+		case sStr:
+			i = v.str(p, i, base)
+		case sStrErr:
+			if bytes.IndexByte(p[i:], '"') >= 0 {
+				v.state = sFailed // Str would find that quote and stop at errAt
+			}
+			return
+		default:
+			v.byte1(p[i], base+i)
+			i++
+		}
+	}
+}
+
+// str reads string content from p[i:] (at document offset base) up to
+// the closing quote or the end of p. Its inner loop tests a machine word
+// at a time and steps over two-byte escapes in place, so tool output (an
+// escaped tab or newline every few words) costs no call per escape.
+func (v *Validator) str(p []byte, i, base int) int {
+	for i < len(p) {
+		for i+8 <= len(p) {
+			m := markStr(binary.LittleEndian.Uint64(p[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+			if p[i] != '\\' || i+1 >= len(p) || !escapeChar[p[i+1]] {
+				break
+			}
+			i += 2
+		}
+		if i+8 > len(p) {
+			for i < len(p) && plainStr(p[i]) {
+				i++
+			}
+			if i == len(p) {
+				return i
+			}
+		}
+		switch c := p[i]; {
+		case c == '"':
+			v.strEnd(base + i + 1)
+			return i + 1
+		case c == '\\':
+			if i+1 < len(p) && escapeChar[p[i+1]] {
+				i += 2
+				continue
+			}
+			v.start, v.sub, v.state = base+i, 0, sEsc
+			return i + 1
+		case c < 0x20:
+			v.strFail(base + i)
+			return i
+		default:
+			if utf8.FullRune(p[i:]) {
+				r, n := utf8.DecodeRune(p[i:])
+				if r == utf8.RuneError && n == 1 {
+					v.strFail(base + i)
+					return i
+				}
+				i += n
+				continue
+			}
+			v.utf8Start(c, base+i)
+			return i + 1
+		}
+	}
+	return i
+}
+
+// plainStr reports printable ASCII other than a quote or a backslash.
+func plainStr(c byte) bool { return c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' }
+
+// escapeChar marks the characters that complete a two-byte escape.
+var escapeChar = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+
+// strFail records a bad byte in a string at at. Str would report it only
+// if a quote follows somewhere (it finds the closing quote first); until
+// one is seen the error stands at the end of the document.
+func (v *Validator) strFail(at int) {
+	v.errAt = at
+	v.state = sStrErr
+}
+
+// utf8Start begins a multi-byte sequence whose first byte c, at offset
+// at, is the last byte fed so far.
+func (v *Validator) utf8Start(c byte, at int) {
+	v.lo, v.hi = 0x80, 0xBF
+	switch {
+	case c >= 0xC2 && c <= 0xDF:
+		v.sub = 1
+	case c == 0xE0:
+		v.sub, v.lo = 2, 0xA0
+	case c >= 0xE1 && c <= 0xEF:
+		v.sub = 2
+		if c == 0xED {
+			v.hi = 0x9F
+		}
+	case c == 0xF0:
+		v.sub, v.lo = 3, 0x90
+	case c >= 0xF1 && c <= 0xF3:
+		v.sub = 3
+	case c == 0xF4:
+		v.sub, v.hi = 3, 0x8F
+	default:
+		v.strFail(at)
+		return
+	}
+	v.start, v.state = at, sUTF8
+}
+
+// strEnd finishes a string (a name or a value) whose closing quote ends
+// just before end.
+func (v *Validator) strEnd(end int) {
+	if v.inName {
+		v.inName = false
+		if len(v.stack) == 1 && v.topObject {
+			v.member.KeyEnd = end
+		}
+		v.state = sColon
+		return
+	}
+	v.valueEnd(end)
+}
+
+// valueEnd finishes a value ending just before end.
+func (v *Validator) valueEnd(end int) {
+	if len(v.stack) == 1 && v.topObject {
+		v.member.ValEnd = end
+		v.members = append(v.members, v.member)
+	}
+	v.state = sAfter
+	if len(v.stack) == 0 {
+		v.state = sTrailing
+	}
+}
+
+func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// byte1 takes one byte c at offset at outside string content.
+func (v *Validator) byte1(c byte, at int) {
+	switch v.state {
+	case sDoc:
+		if isWS(c) {
+			return
+		}
+		if c == '{' {
+			v.topObject = true
+		}
+		v.value(c, at)
+	case sValue:
+		if !isWS(c) {
+			v.value(c, at)
+		}
+	case sObjFirst:
+		switch {
+		case isWS(c):
+		case c == '}':
+			v.stack = v.stack[:len(v.stack)-1]
+			v.valueEnd(at + 1)
+		default:
+			v.name(c, at)
+		}
+	case sArrFirst:
+		switch {
+		case isWS(c):
+		case c == ']':
+			v.stack = v.stack[:len(v.stack)-1]
+			v.valueEnd(at + 1)
+		default:
+			v.value(c, at)
+		}
+	case sKey:
+		if !isWS(c) {
+			v.name(c, at)
+		}
+	case sColon:
+		switch {
+		case isWS(c):
+		case c == ':':
+			v.state = sValue
+		default:
+			v.fail(at)
+		}
+	case sAfter:
+		top := v.stack[len(v.stack)-1]
+		switch {
+		case isWS(c):
+		case c == top:
+			v.stack = v.stack[:len(v.stack)-1]
+			v.valueEnd(at + 1)
+		case c != ',':
+			v.fail(at)
+		case top == '}':
+			v.state = sKey
+		default:
+			v.state = sValue
+		}
+	case sTrailing:
+		if !isWS(c) {
+			v.fail(at)
+		}
+	case sEsc:
+		v.escape(c, at)
+	case sUTF8:
+		if c < v.lo || c > v.hi {
+			v.strFail(v.start)
+			if c == '"' {
+				v.state = sFailed
+			}
+			return
+		}
+		v.lo, v.hi = 0x80, 0xBF
+		if v.sub--; v.sub == 0 {
+			v.state = sStr
+		}
+	case sNum:
+		v.number(c, at)
+	case sLit:
+		if c != v.lit[v.sub] {
+			v.fail(v.start)
+			return
+		}
+		if v.sub++; int(v.sub) == len(v.lit) {
+			v.valueEnd(at + 1)
+		}
+	}
+}
+
+// name begins a member name at at, or fails there.
+func (v *Validator) name(c byte, at int) {
+	if c != '"' {
+		v.fail(at)
+		return
+	}
+	if len(v.stack) == 1 && v.topObject {
+		v.member = Member{KeyStart: at}
+	}
+	v.inName, v.state = true, sStr
+}
+
+// value begins the value whose first byte c is at at.
+func (v *Validator) value(c byte, at int) {
+	if len(v.stack) == 1 && v.topObject {
+		v.member.ValStart = at
+	}
+	switch {
+	case c == '{':
+		v.stack = append(v.stack, '}')
+		v.state = sObjFirst
+	case c == '[':
+		v.stack = append(v.stack, ']')
+		v.state = sArrFirst
+	case c == '"':
+		v.state = sStr
+	case c == '-':
+		v.sub, v.state = numMinus, sNum
+	case c == '0':
+		v.sub, v.state = numZero, sNum
+	case '1' <= c && c <= '9':
+		v.sub, v.state = numInt, sNum
+	default:
+		v.start, v.sub, v.state = at, 1, sLit
+		switch c {
+		case 't':
+			v.lit = "true"
+		case 'f':
+			v.lit = "false"
+		case 'n':
+			v.lit = "null"
+		default:
+			v.fail(at)
+		}
+	}
+}
+
+// escape takes byte c (at at) of the escape that began at v.start; v.sub
+// is 0 right after the backslash, then 1 + the \u hex digits read.
+func (v *Validator) escape(c byte, at int) {
+	if v.sub == 0 {
+		switch {
+		case c == 'u':
+			v.sub = 1
+		case escapeChar[c]:
+			v.state = sStr
+		default:
+			v.strFail(v.start)
+			if c == '"' {
+				v.state = sFailed
+			}
+		}
+		return
+	}
+	if unhex(c) < 0 {
+		v.strFail(v.start)
+		if c == '"' {
+			v.state = sFailed
+		}
+		return
+	}
+	if v.sub++; v.sub == 5 {
+		v.state = sStr
+	}
+}
+
+// number takes byte c (at at) of a number, or ends it before c.
+func (v *Validator) number(c byte, at int) {
+	digit := '0' <= c && c <= '9'
+	switch v.sub {
+	case numMinus:
+		switch {
+		case c == '0':
+			v.sub = numZero
+		case digit:
+			v.sub = numInt
+		default:
+			v.fail(at)
+		}
+		return
+	case numInt:
+		if digit {
+			return
+		}
+		fallthrough
+	case numZero:
+		switch c {
+		case '.':
+			v.sub = numDot
+			return
+		case 'e', 'E':
+			v.sub = numE
+			return
+		}
+	case numDot, numFrac:
+		if digit {
+			v.sub = numFrac
+			return
+		}
+		if v.sub == numDot {
+			v.fail(at)
+			return
+		}
+		if c == 'e' || c == 'E' {
+			v.sub = numE
+			return
+		}
+	case numE, numESign:
+		if digit {
+			v.sub = numExp
+			return
+		}
+		if v.sub == numE && (c == '+' || c == '-') {
+			v.sub = numESign
+			return
+		}
+		v.fail(at)
+		return
+	case numExp:
+		if digit {
+			return
+		}
+	}
+	// c is past the number: the next state takes it.
+	v.valueEnd(at)
+	v.byte1(c, at)
+}
+
+// End reports the verdict on the whole document fed, with Members'
+// results: the top-level members (appended to dst) of a valid object;
+// ErrNotObject for valid JSON that is not an object; a *SyntaxError at the
+// same offset Members reports otherwise.
+func (v *Validator) End(dst []Member) ([]Member, error) {
+	switch v.state {
+	case sFailed:
+		return nil, syntaxError(v.errAt)
+	case sTrailing:
+		if !v.topObject {
+			return nil, ErrNotObject{}
+		}
+		return append(dst, v.members...), nil
+	case sNum:
+		if v.sub == numZero || v.sub == numInt || v.sub == numFrac || v.sub == numExp {
+			if v.valueEnd(v.off); v.state == sTrailing {
+				return v.End(dst)
+			}
+		}
+	case sLit:
+		return nil, syntaxError(v.start)
+	}
+	return nil, syntaxError(v.off)
+}
+
+// markStr is mark with quotes marked too. Only the lowest mark is exact.
+func markStr(w uint64) uint64 {
+	q := w ^ (lsb * '"')
+	return mark(w) | (q-lsb)&^q&msb
+}
