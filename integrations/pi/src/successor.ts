@@ -4,10 +4,26 @@
 // as its first message, and its run answers the initiating message the
 // projection carries verbatim.
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import type { Extension } from "./extension.ts";
-import { HEADER_ENTRY } from "./extension.ts";
-import { pendingSuccessors, SUCCESSOR_COMMAND } from "./host.ts";
+import type { CreatedSessions } from "./created.ts";
+import type { SessionLog } from "./events.ts";
+import { SUCCESSOR_COMMAND } from "./host.ts";
 import type { ToolInfo } from "./plugin.ts";
+import type { Peer } from "./rpc.ts";
+import { HEADER_ENTRY } from "./sessions.ts";
+import type { Texts } from "./texts.ts";
+import type { Prompts } from "./ui.ts";
+
+/** What the continuation tools and the successor command need of the extension. */
+export interface SuccessorDeps {
+	pi: Pick<ExtensionAPI, "registerTool">;
+	texts: Texts;
+	prompts: Pick<Prompts, "say">;
+	successors: Pick<CreatedSessions, "get" | "delete">;
+	connect(): Promise<{ peer: Peer }>;
+	log(ctx: ExtensionContext): SessionLog;
+	/** ended holds the sessions whose turn the plugin ended (a continuation). */
+	ended: { add(sessionId: string): void };
+}
 
 interface ToolCallResult {
 	content: { type: "text"; text: string }[];
@@ -17,7 +33,7 @@ interface ToolCallResult {
 }
 
 /** registerTools declares the plugin's tools to pi, each forwarded as tool/call. */
-export function registerTools(ext: Extension, tools: ToolInfo[]): void {
+export function registerTools(ext: SuccessorDeps, tools: ToolInfo[]): void {
 	for (const tool of tools) {
 		ext.pi.registerTool({
 			name: tool.name,
@@ -43,7 +59,7 @@ export function registerTools(ext: Extension, tools: ToolInfo[]): void {
 }
 
 /** registerSuccessorCommand adds the command session/create queues. */
-export function registerSuccessorCommand(ext: Extension, pi: ExtensionAPI): void {
+export function registerSuccessorCommand(ext: SuccessorDeps, pi: ExtensionAPI): void {
 	// A pi line that delivers the queued command as text (0.73) would send
 	// it to the model: it is stopped here, and the person runs it instead.
 	// 0.73 offers an extension no other way to create a session: only a
@@ -60,13 +76,13 @@ export function registerSuccessorCommand(ext: Extension, pi: ExtensionAPI): void
 	pi.registerCommand(SUCCESSOR_COMMAND, {
 		description: ext.texts.t("command.successor.description"),
 		handler: async (args: string, ctx: ExtensionCommandContext) => {
-			const p = pendingSuccessors.get(args.trim());
+			const p = ext.successors.get(args.trim());
 			if (!p) {
 				ext.prompts.say(ctx, `${ext.texts.t("continuation.successor.missing")} ${args.trim()}`, "error");
 				return;
 			}
 			await ctx.waitForIdle();
-			pendingSuccessors.delete(p.sessionId);
+			ext.successors.delete(p.sessionId);
 			const parentSession = ctx.sessionManager.getSessionFile();
 			const first = renderProjection(p.context);
 			await ctx.newSession({
