@@ -46,7 +46,7 @@ export class StepRequests {
 
 	constructor(deps: RequestDeps) {
 		this.deps = deps;
-		this.preparations = new Preparations(deps);
+		this.preparations = new Preparations({ sessions: deps.sessions, prompts: deps.prompts, connect: deps.connect });
 	}
 
 	/**
