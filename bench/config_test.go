@@ -30,7 +30,7 @@ func TestParseSizes(t *testing.T) {
 }
 
 func TestFormatSize(t *testing.T) {
-	for n, want := range map[int]string{64 << 10: "64 KiB", 64 << 20: "64 MiB", 1536 << 10: "1536 KiB",
+	for n, want := range map[int]string{64 << 10: "64 KiB", 64 << 20: "64 MiB", 1536 << 10: "1.5 MiB", 165767 << 10: "161.9 MiB", 1023 << 10: "1023 KiB",
 		(1 << 20) + 1: "1.0 MiB", 1500: "1.5 KiB", 12: "12 B"} {
 		if got := FormatSize(n); got != want {
 			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)

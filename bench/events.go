@@ -3,6 +3,8 @@ package bench
 import (
 	"bytes"
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"time"
 )
@@ -52,6 +54,11 @@ func (r *runner) eventStream() error {
 		fmt.Fprintf(r.cfg.Log, "bench: %-12s %8s  %d steps behind %s tool results\n", "events", FormatSize(len(p.Body)), r.cfg.EventSteps, FormatSize(eventToolBytes))
 	}
 	tools := newToolOutput(eventToolBytes)
+	// As for the wire cases: this process's collector must not take a core
+	// from the plugin mid-step. The steps' own garbage (event lines of a
+	// few hundred bytes) is small; the large result is written from fill.
+	runtime.GC()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	if err := r.plug.NextTurn(); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/continuity-dev/continuity/filter"
 )
@@ -61,35 +62,66 @@ func memmoveOp(p Payload) op {
 	})
 }
 
-// inProcess measures the in-process cases on p.
+// inProcessOp is the operation of an in-process case on p.
+func inProcessOp(c string, p Payload) (op, error) {
+	switch c {
+	case CaseFilter:
+		return filterOp(p, pluginOptions), nil
+	case CaseFilterPre:
+		opts := pluginOptions
+		opts.Prevalidated = true
+		return filterOp(p, opts), nil
+	case CaseSHA256:
+		return shaOp(p), nil
+	case CaseMemmove:
+		return memmoveOp(p), nil
+	case CaseJSON:
+		return jsonOp(p), nil
+	}
+	return nil, fmt.Errorf("bench: %q is not an in-process case", c)
+}
+
+// inProcess measures the in-process cases on p, interleaved.
 func (r *runner) inProcess(group string, p Payload, cases []string) error {
+	var cs []benchCase
 	for _, c := range cases {
-		var fn op
-		switch c {
-		case CaseFilter:
-			fn = filterOp(p, pluginOptions)
-		case CaseFilterPre:
-			opts := pluginOptions
-			opts.Prevalidated = true
-			fn = filterOp(p, opts)
-		case CaseSHA256:
-			fn = shaOp(p)
-		case CaseMemmove:
-			fn = memmoveOp(p)
-		case CaseJSON:
-			fn = jsonOp(p)
-		default:
-			return fmt.Errorf("bench: %q is not an in-process case", c)
-		}
-		r.progress(p, c)
-		s, err := measure(r.budget(), fn)
+		fn, err := inProcessOp(c, p)
 		if err != nil {
-			return fmt.Errorf("%s on %s %s: %w", c, p.Kind, FormatSize(p.Size), err)
+			return err
 		}
-		row := rowOf(group, c, p, s)
-		if c == CaseSHA256 {
+		cs = append(cs, benchCase{name: c, job: job{fn: fn, b: r.budget()}})
+	}
+	return r.measureCases(group, p, cs)
+}
+
+// benchCase is a named job whose sample becomes a row.
+type benchCase struct {
+	name string
+	job  job
+}
+
+// measureCases measures cs on p together (interleave) and adds a row per
+// case.
+func (r *runner) measureCases(group string, p Payload, cs []benchCase) error {
+	var names []string
+	jobs := make([]job, len(cs))
+	for i, c := range cs {
+		names = append(names, c.name)
+		jobs[i] = c.job
+	}
+	r.progress(p, strings.Join(names, ", "))
+	ss, err := interleave(jobs)
+	if err != nil {
+		return fmt.Errorf("%s on %s %s: %w", strings.Join(names, ", "), p.Kind, FormatSize(p.Size), err)
+	}
+	for i, c := range cs {
+		row := rowOf(group, c.name, p, ss[i])
+		switch {
+		case c.name == CaseSHA256:
 			row.HashedBytes = hashedBytes(p)
-			row.MBps = mbps(row.HashedBytes, s.times[0])
+			row.MBps = mbps(row.HashedBytes, ss[i].times[0])
+		case c.job.remote:
+			row = wireRow(row)
 		}
 		r.rep.Rows = append(r.rep.Rows, row)
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"math"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"time"
 )
@@ -39,36 +40,109 @@ func timed(fn func() error) op {
 	}
 }
 
-// measure runs fn once to warm up (and to let it check its own result),
-// collects garbage so that earlier cases do not bill this one, and then
-// samples it within b.
-func measure(b budget, fn op) (sample, error) {
-	if _, err := fn(); err != nil {
-		return sample{}, err
-	}
-	runtime.GC()
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	cpu0 := cpuTime()
-	start := time.Now()
-	var times []time.Duration
-	for len(times) < b.min || (len(times) < b.max && time.Since(start) < b.dur) {
-		d, err := fn()
-		if err != nil {
-			return sample{}, err
+// gcEvery is how much garbage interleave lets pile up before it collects
+// between samples: half the collector's own 4 MiB minimum goal, so earlier
+// samples' garbage never sets off a collection during a later sample.
+const gcEvery = 2 << 20
+
+// job is one case of an interleaved measurement: its operation, its
+// budget, how many untimed warm-up calls it gets, and whether its work
+// happens in another process (remote: this process's garbage collector
+// is held off while it is sampled, and its allocations are not this
+// process's to count).
+type job struct {
+	fn      op
+	b       budget
+	warmups int
+	remote  bool
+}
+
+// interleave measures jobs whose results are compared with each other:
+// each is warmed up (which also lets it check its own result), then they
+// are sampled in turns — one sample of each per round, the round's first
+// job rotating — until each has its budget, so the two sides of a ratio
+// see the same machine state instead of one minute's noise each. A job's
+// budget counts its own measured time.
+//
+// Before a sample of an in-process job the heap is collected whenever
+// gcEvery bytes or more were allocated since the last collection, so no
+// sample pays for another's garbage (a 64 MiB encoding/json pass leaves
+// about 280 MB) and the collector starts on its own mid-sample only when
+// that sample alone outgrows the heap's headroom (encoding/json at 64 MiB,
+// which pays for it as a gateway would); collecting before every sample
+// would instead leave every small sample with cold caches. Allocations and CPU time are read around the
+// operation itself. While a remote job is sampled this process's
+// collector is off, so it cannot take one of two cores from the process
+// being timed; the client reuses its buffers, so that costs little.
+func interleave(jobs []job) ([]sample, error) {
+	for _, j := range jobs {
+		for range max(1, j.warmups) {
+			if _, err := j.fn(); err != nil {
+				return nil, err
+			}
 		}
-		times = append(times, d)
 	}
-	cpu := cpuTime() - cpu0
+	out := make([]sample, len(jobs))
+	spent := make([]time.Duration, len(jobs))
+	var allocBytes, allocs []uint64
+	allocBytes, allocs = make([]uint64, len(jobs)), make([]uint64, len(jobs))
+	cpu := make([]time.Duration, len(jobs))
+	wants := func(i int) bool {
+		n, b := len(out[i].times), jobs[i].b
+		return n < b.min || n < b.max && spent[i] < b.dur
+	}
+	var m0, m1 runtime.MemStats
+	runtime.GC()
 	runtime.ReadMemStats(&m1)
-	n := float64(len(times))
-	sortDurations(times)
-	return sample{
-		times:      times,
-		allocBytes: float64(m1.TotalAlloc-m0.TotalAlloc) / n,
-		allocs:     float64(m1.Mallocs-m0.Mallocs) / n,
-		cpu:        time.Duration(float64(cpu) / n),
-	}, nil
+	collected := m1.TotalAlloc
+	for round := 0; ; round++ {
+		sampled := false
+		for k := range jobs {
+			i := (round + k) % len(jobs)
+			if !wants(i) {
+				continue
+			}
+			sampled = true
+			j := jobs[i]
+			var d time.Duration
+			var err error
+			if j.remote {
+				gc := debug.SetGCPercent(-1) // waits out a cycle in progress
+				d, err = j.fn()
+				debug.SetGCPercent(gc)
+			} else {
+				if m1.TotalAlloc-collected >= gcEvery {
+					runtime.GC()
+				}
+				runtime.ReadMemStats(&m0)
+				if m0.NumGC != m1.NumGC {
+					collected = m0.TotalAlloc
+				}
+				c0 := cpuTime()
+				d, err = j.fn()
+				cpu[i] += cpuTime() - c0
+				runtime.ReadMemStats(&m1)
+				allocBytes[i] += m1.TotalAlloc - m0.TotalAlloc
+				allocs[i] += m1.Mallocs - m0.Mallocs
+			}
+			if err != nil {
+				return nil, err
+			}
+			out[i].times = append(out[i].times, d)
+			spent[i] += d
+		}
+		if !sampled {
+			break
+		}
+	}
+	for i := range out {
+		n := float64(len(out[i].times))
+		sortDurations(out[i].times)
+		out[i].allocBytes = float64(allocBytes[i]) / n
+		out[i].allocs = float64(allocs[i]) / n
+		out[i].cpu = time.Duration(float64(cpu[i]) / n)
+	}
+	return out, nil
 }
 
 // quantile returns the q-quantile (0 < q ≤ 1) of sorted durations by the

@@ -71,13 +71,31 @@ type TurnRow struct {
 	WireNsPerByte   float64 `json:"wireNsPerByte,omitempty"`
 }
 
-// Bar is one docs/design.md §6 bar checked against this run's ratios.
+// Bar is one docs/design.md §6 bar checked against this run's ratios, or,
+// in a --repeat series, against every run's (Runs > 1).
 type Bar struct {
 	Name string `json:"name"`
 	Want string `json:"want"`
-	Got  string `json:"got"`
+	// Got says what was measured: in a series, what the worst run measured.
+	Got string `json:"got"`
+	// Pass: this run passed; in a series, every run passed.
 	Pass bool   `json:"pass"`
 	Note string `json:"note,omitempty"`
+	// Value is the number the bar judges and Limit the bound it is held to
+	// (in Unit; for the proxy's time to first byte the bound is that run's
+	// filter time plus the slack). HigherIsBetter says which side passes.
+	// They are what orders the runs of a series by how near each came to
+	// failing. A bar not measured has Value and Limit 0.
+	Value          float64 `json:"value"`
+	Limit          float64 `json:"limit"`
+	Unit           string  `json:"unit,omitempty"`
+	HigherIsBetter bool    `json:"higherIsBetter,omitempty"`
+	// Runs is how many runs judged the bar, Passed how many of them it
+	// passed, WorstRun (from 1) the run nearest to failing or furthest
+	// past it, whose Got and Value the bar carries.
+	Runs     int `json:"runs"`
+	Passed   int `json:"passed"`
+	WorstRun int `json:"worstRun"`
 }
 
 // Report is everything one run measured.
@@ -101,6 +119,11 @@ type Report struct {
 	ProxyConcurrent *ProxyConcurrent `json:"proxyConcurrent,omitempty"`
 	Bars            []Bar            `json:"bars"`
 	Notes           []string         `json:"notes,omitempty"`
+	// Runs holds every run of a --repeat series in order (each with its
+	// own bars), when there is more than one; the report's own rows,
+	// tables and notes are then the last run's, its Bars are over all runs
+	// and Started and Duration span the series.
+	Runs []*Report `json:"runs,omitempty"`
 }
 
 // Machine says where the numbers come from.

@@ -57,7 +57,12 @@ func TestRunSmall(t *testing.T) {
 	if c := rep.ProxyConcurrent; c == nil || c.Samples != 2 || c.ProxyP99Ns <= 0 || c.FilterP99 <= 0 || c.HeldPeak < 2*(32<<10) {
 		t.Errorf("sessions at once: %+v", c)
 	}
-	if len(rep.Bars) != 17 {
-		t.Errorf("%d bars, want 17 (10, the proxy's 5: Responses and Gemini TTFB and memory, SSE, and 2 of sessions at once)", len(rep.Bars))
+	if len(rep.Bars) != 18 {
+		t.Errorf("%d bars, want 18 (11, the proxy's 5: Responses and Gemini TTFB and memory, SSE, and 2 of sessions at once)", len(rep.Bars))
+	}
+	for _, b := range rep.Bars {
+		if b.Runs != 1 || b.WorstRun != 1 || b.Passed != map[bool]int{true: 1}[b.Pass] || b.Unit == "" {
+			t.Errorf("bar %s of one run: runs %d, passed %d, worst run %d, unit %q", b.Name, b.Runs, b.Passed, b.WorstRun, b.Unit)
+		}
 	}
 }

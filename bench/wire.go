@@ -4,46 +4,35 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"github.com/continuity-dev/continuity/filter"
 )
 
-// wire measures the llm/payload round trip through the plugin and the
-// same frame through cat. Every round trip is the first payload of a
-// fresh turn, so all reasoning in it is history and is omitted; payloads
+// wireCases are the llm/payload round trip through the plugin and the
+// same frame through cat, as cases measured alongside the in-process ones
+// of the same payload. Every round trip is the first payload of a fresh
+// turn, so all reasoning in it is history and is omitted; payloads
 // without reasoning come back "unchanged" (only the short result).
-func (r *runner) wire(p Payload) error {
+func (r *runner) wireCases(p Payload) ([]benchCase, error) {
 	if r.plug == nil {
-		return nil
+		return nil, nil
 	}
 	want, err := filter.NewTurn(pluginOptions).Apply(context.Background(), p.Body, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	r.progress(p, CaseWire)
-	// The plugin's latency is measured in the other process; this
-	// process's own garbage collector (its heap holds every generated
-	// payload) must not take a core away mid-sample on a 2-core machine.
-	// The client reuses its buffers, so pausing GC here costs little.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	s, err := measure(r.wireBudget(p.Size), r.wireOp(p.Body, want))
-	if err != nil {
-		return fmt.Errorf("wire on %s %s: %w", p.Kind, FormatSize(p.Size), err)
+	b := r.wireBudget(p.Size)
+	// A few calls before sampling let the plugin's buffers grow to the
+	// payload's size and its collector settle on the new heap.
+	warm := max(1, min(10, b.min/20))
+	cs := []benchCase{{name: CaseWire, job: job{fn: r.wireOp(p.Body, want), b: b, warmups: warm, remote: true}}}
+	if r.pipe != nil {
+		frame := r.plug.payloadFrame(nil, p.Body)
+		cs = append(cs, benchCase{name: CasePipe, job: job{b: b, warmups: warm, remote: true,
+			fn: func() (time.Duration, error) { return r.pipe.Copy(frame) }}})
 	}
-	r.rep.Rows = append(r.rep.Rows, wireRow(rowOf(GroupSize, CaseWire, p, s)))
-	if r.pipe == nil {
-		return nil
-	}
-	r.progress(p, CasePipe)
-	frame := r.plug.payloadFrame(nil, p.Body)
-	s, err = measure(r.wireBudget(p.Size), func() (time.Duration, error) { return r.pipe.Copy(frame) })
-	if err != nil {
-		return fmt.Errorf("pipe copy on %s %s: %w", p.Kind, FormatSize(p.Size), err)
-	}
-	r.rep.Rows = append(r.rep.Rows, wireRow(rowOf(GroupSize, CasePipe, p, s)))
-	return nil
+	return cs, nil
 }
 
 // wireOp is one llm/payload in a new turn. Every reply is checked against

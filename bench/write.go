@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -17,8 +18,17 @@ var columns = []string{"case", "payload", "size", "items (reasoning)", "MB/s", "
 func cells(r Row) []string {
 	return []string{r.Case, r.Kind, FormatSize(r.Size), fmt.Sprintf("%d (%d)", r.Items, r.Reasoning),
 		num(r.MBps, 0), num(r.NsPerItem, 0), dur(r.BestNs), dur(r.P50Ns), dur(r.P99Ns),
-		num(r.AllocsPerOp, 0), num(r.AllocPerByte, 3),
+		allocCell(r, r.AllocsPerOp, 0), allocCell(r, r.AllocPerByte, 3),
 		ratio(r.VsSHA256), ratio(r.VsJSON), ratio(r.VsFilter), ratio(r.VsPipe)}
+}
+
+// allocCell is an allocation figure: 0 for an in-process case that
+// allocates nothing, a dash where the work is another process's.
+func allocCell(r Row, v float64, prec int) string {
+	if v == 0 && slices.Contains(inProcessCases, r.Case) {
+		return "0"
+	}
+	return num(v, prec)
 }
 
 // WriteText writes the tables and bars for a terminal.
@@ -63,6 +73,13 @@ func WriteText(w io.Writer, rep *Report) error {
 	if c := rep.ProxyConcurrent; c != nil {
 		fmt.Fprintln(w, concurrentLine(c)+"\n")
 	}
+	if n := len(rep.Runs); n > 1 {
+		fmt.Fprintf(w, "The tables above are the last of %d runs (every run is in bench.json's runs).\n", n)
+		for i, run := range rep.Runs {
+			fmt.Fprintln(w, runLine(i, run, n))
+		}
+		fmt.Fprintf(w, "\nBars over %d runs (worst run's measurement):\n", n)
+	}
 	for _, b := range rep.Bars {
 		fmt.Fprintln(w, barLine(b))
 	}
@@ -70,6 +87,41 @@ func WriteText(w io.Writer, rep *Report) error {
 		fmt.Fprintln(w, "note: "+n)
 	}
 	return nil
+}
+
+// runLine says how one run of a series fared: its bars passed and the
+// names of those it failed.
+func runLine(i int, run *Report, n int) string {
+	var failed []string
+	for _, b := range run.Bars {
+		if !b.Pass {
+			failed = append(failed, b.Name)
+		}
+	}
+	s := fmt.Sprintf("run %d of %d (%s): %d of %d bars pass", i+1, n, run.Duration, len(run.Bars)-len(failed), len(run.Bars))
+	if len(failed) > 0 {
+		s += "; failed: " + strings.Join(failed, "; ")
+	}
+	return s
+}
+
+// valueText is a bar's Value in its unit.
+func valueText(b Bar) string {
+	if b.Value == 0 && b.Limit == 0 {
+		return b.Got
+	}
+	switch b.Unit {
+	case UnitMs:
+		return strconv.FormatFloat(b.Value, 'f', 2, 64) + " ms"
+	case UnitMiB:
+		return strconv.FormatFloat(b.Value, 'f', 1, 64) + " MiB"
+	case UnitRatio:
+		if b.Value >= 10 {
+			return strconv.FormatFloat(b.Value, 'f', 1, 64) + "×"
+		}
+		return strconv.FormatFloat(b.Value, 'f', 2, 64) + "×"
+	}
+	return strconv.FormatFloat(b.Value, 'g', 4, 64)
 }
 
 // proxyColumns and proxyCells render the proxy comparison.
@@ -95,20 +147,35 @@ func concurrentLine(c *ProxyConcurrent) string {
 // WriteMarkdown writes the report as a Markdown document.
 func WriteMarkdown(w io.Writer, rep *Report) error {
 	m := rep.Machine
-	fmt.Fprintf(w, "# continuity bench\n\n%s, %s/%s, %d CPUs (%s), node %s; run took %s.\n\n",
-		m.GoVersion, m.OS, m.Arch, m.CPUs, m.CPU, m.Node, rep.Duration)
+	took := "run took " + rep.Duration
+	n := len(rep.Runs)
+	if n > 1 {
+		took = fmt.Sprintf("%d runs took %s", n, rep.Duration)
+	}
+	fmt.Fprintf(w, "# continuity bench\n\n%s, %s/%s, %d CPUs (%s), node %s; %s.\n\n",
+		m.GoVersion, m.OS, m.Arch, m.CPUs, m.CPU, m.Node, took)
 	fmt.Fprintln(w, "MB/s and ns/item are taken at the best time of each case (noise from other work on the machine "+
 		"only adds time); p50 and p99 are over all samples. MB/s counts payload bytes (SHA-256: bytes hashed). "+
 		"Ratios are throughput ratios against the same payload's row (higher is faster).")
-	fmt.Fprintln(w, "\n## Bars (docs/design.md §6)")
-	fmt.Fprintln(w)
+	of := ""
+	if n > 1 {
+		fmt.Fprintf(w, "\n## Bars (docs/design.md §6) over %d runs\n\n", n)
+		fmt.Fprintf(w, "A bar passes only when it passes in every run; each line shows the worst run's measurement.\n\n")
+		of = fmt.Sprintf(" (run %d of %d)", n, n)
+	} else {
+		fmt.Fprintln(w, "\n## Bars (docs/design.md §6)")
+		fmt.Fprintln(w)
+	}
 	for _, b := range rep.Bars {
 		fmt.Fprintln(w, "- "+barLine(b))
+	}
+	if n > 1 {
+		writeRunMatrix(w, rep)
 	}
 	for _, g := range []struct{ group, title string }{
 		{GroupSize, "By payload size"}, {GroupReasoning, "By number of reasoning items"},
 	} {
-		fmt.Fprintf(w, "\n## %s\n\n", g.title)
+		fmt.Fprintf(w, "\n## %s%s\n\n", g.title, of)
 		mdRow(w, columns)
 		mdRow(w, append([]string{"---", "---"}, repeat("---:", len(columns)-2)...))
 		for _, r := range rep.Rows {
@@ -118,9 +185,9 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		}
 	}
 	if len(rep.Session) > 0 {
-		fmt.Fprintf(w, "\n## Long session\n\nEach turn: step 1 is the history (all reasoning omitted), "+
+		fmt.Fprintf(w, "\n## Long session%s\n\nEach turn: step 1 is the history (all reasoning omitted), "+
 			"step 2 adds the turn's steps (new reasoning kept). Growth (last turn's ns/byte over the later half's median): "+
-			"filter %s, wire %s.\n\n", ratio(rep.SessionGrowth[0]), ratio(rep.SessionGrowth[1]))
+			"filter %s, wire %s.\n\n", of, ratio(rep.SessionGrowth[0]), ratio(rep.SessionGrowth[1]))
 		mdRow(w, []string{"turn", "history", "payload", "filter", "filter ns/byte", "wire", "wire ns/byte"})
 		mdRow(w, repeat("---:", 7))
 		for _, t := range rep.Session {
@@ -129,8 +196,8 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		}
 	}
 	if len(rep.Proxy) > 0 {
-		fmt.Fprintf(w, "\n## continuity proxy\n\nThe same requests through a plain httputil.ReverseProxy and through "+
-			"`continuity proxy`, alternately, in this run (medians).\n\n")
+		fmt.Fprintf(w, "\n## continuity proxy%s\n\nThe same requests through a plain httputil.ReverseProxy and through "+
+			"`continuity proxy`, alternately, in this run (medians).\n\n", of)
 		mdRow(w, proxyColumns)
 		mdRow(w, append([]string{"---", "---"}, repeat("---:", len(proxyColumns)-2)...))
 		for _, row := range rep.Proxy {
@@ -157,12 +224,51 @@ func WriteJSON(w io.Writer, rep *Report) error {
 	return enc.Encode(rep)
 }
 
-func barLine(b Bar) string {
-	status := "FAIL"
-	if b.Pass {
-		status = "PASS"
+// writeRunMatrix writes each bar's value in every run of a series, side
+// by side.
+func writeRunMatrix(w io.Writer, rep *Report) {
+	n := len(rep.Runs)
+	fmt.Fprintf(w, "\n## Each run\n\n")
+	head := []string{"bar", "want"}
+	for i := range n {
+		head = append(head, "run "+strconv.Itoa(i+1))
 	}
-	s := fmt.Sprintf("%s  %s: %s (want %s)", status, b.Name, b.Got, b.Want)
+	mdRow(w, append(head, "passed"))
+	mdRow(w, append([]string{"---", "---"}, repeat("---:", n+1)...))
+	for _, b := range rep.Bars {
+		row := []string{b.Name, b.Want}
+		for _, run := range rep.Runs {
+			cell := "—"
+			for _, rb := range run.Bars {
+				if rb.Name == b.Name {
+					cell = status(rb.Pass) + " " + valueText(rb)
+					break
+				}
+			}
+			row = append(row, cell)
+		}
+		mdRow(w, append(row, fmt.Sprintf("%d/%d", b.Passed, b.Runs)))
+	}
+}
+
+func status(pass bool) string {
+	if pass {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// barLine is one bar: its verdict and measurement, and in a series how
+// many runs passed and which was worst.
+func barLine(b Bar) string {
+	if b.Runs > 1 {
+		s := fmt.Sprintf("%s %d/%d  %s: worst %s (run %d) (want %s)", status(b.Pass), b.Passed, b.Runs, b.Name, b.Got, b.WorstRun, b.Want)
+		if b.Note != "" {
+			s += " — " + b.Note
+		}
+		return s
+	}
+	s := fmt.Sprintf("%s  %s: %s (want %s)", status(b.Pass), b.Name, b.Got, b.Want)
 	if b.Note != "" {
 		s += " — " + b.Note
 	}

@@ -50,3 +50,25 @@ func TestConcurrentSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestDecisionThroughEventZero: a session whose only event is seq 0 is
+// decided through event "0"; the record must not read as though no event
+// had been seen (a front then says continuity has not decided).
+func TestDecisionThroughEventZero(t *testing.T) {
+	s := newService(t, openDB(t, t.TempDir()), Options{})
+	s.Observe("s0", user(0, "fix the parser"))
+	d, err := s.Decide(context.Background(), "s0", ContextPressure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ThroughEvent != "0" {
+		t.Fatalf("through %q, want \"0\"", d.ThroughEvent)
+	}
+	empty, err := s.Decide(context.Background(), "none", ContextPressure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if empty.ThroughEvent != "" {
+		t.Fatalf("a session with no events is decided through %q, want none", empty.ThroughEvent)
+	}
+}

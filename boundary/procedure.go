@@ -17,6 +17,7 @@ type input struct {
 	witnesses    []Item
 	usage        *Usage
 	through      int64
+	seen         bool // through names an event (seq 0 included)
 	viewComplete bool
 	unreadable   int
 	at           time.Time
@@ -39,7 +40,7 @@ func decide(in input, o Options) Decision {
 		SessionID: in.sessionID, Trigger: in.trigger, ViewComplete: in.viewComplete,
 		Pin: pinRecord(in), Kept: []ItemRef{}, Dropped: []ItemRef{}, At: in.at.UTC(),
 	}
-	if in.through > 0 {
+	if in.seen || in.through > 0 {
 		d.ThroughEvent = eventID(in.through)
 	}
 	t := classifyAll(in)

@@ -129,7 +129,7 @@ func (s *Service) Decide(ctx context.Context, sessionID string, at Trigger) (Dec
 		in := input{
 			sessionID: sessionID, trigger: at, pin: pin, pinProblem: problem, claimed: claimed,
 			lastThrough: lastThrough, view: snap.view, witnesses: witnesses, usage: snap.usage,
-			through: max(snap.lastSeq, lastThrough), viewComplete: snap.fromStart, unreadable: snap.unreadable, at: now,
+			through: max(snap.lastSeq, lastThrough), seen: snap.seen, viewComplete: snap.fromStart, unreadable: snap.unreadable, at: now,
 		}
 		if last.Pin.Digest != nil && last.Pin.Recoverable {
 			in.lastDigest = *last.Pin.Digest

@@ -157,6 +157,7 @@ type snapshot struct {
 	firstUser  *Item
 	fromStart  bool
 	lastSeq    int64
+	seen       bool // an event was applied: lastSeq 0 is then event 0, not none
 	usage      *Usage
 	unreadable int
 }
@@ -167,6 +168,7 @@ func (st *sessionState) snapshot() snapshot {
 		pending:    append([]Item(nil), st.pending...),
 		fromStart:  st.fromStart,
 		lastSeq:    st.lastSeq,
+		seen:       st.seen,
 		unreadable: st.unreadable,
 	}
 	if st.firstUser != nil {

@@ -2,9 +2,11 @@ package instance
 
 import (
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -42,35 +44,41 @@ func TestRegister(t *testing.T) {
 	}
 }
 
-// TestNoRuns: the idle channel closes only after every run has ended.
+// TestNoRuns: the idle channel closes only after every run has ended. The
+// poll runs on synctest's clock: ten polls pass while a run holds its lock,
+// with no real time spent and no sleep hoping the poller has looked.
 func TestNoRuns(t *testing.T) {
 	dir := t.TempDir()
-	one, err := BeginRun(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	two, err := BeginRun(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	defer close(done)
-	idle, err := NoRuns(dir, 10*time.Millisecond, done)
-	if err != nil {
-		t.Fatal(err)
-	}
-	one.End()
-	select {
-	case <-idle:
-		t.Fatal("idle while a run is in progress")
-	case <-time.After(100 * time.Millisecond):
-	}
-	two.End()
-	select {
-	case <-idle:
-	case <-time.After(5 * time.Second):
-		t.Fatal("not idle after the last run ended")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		one, err := BeginRun(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		two, err := BeginRun(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		defer close(done)
+		idle, err := NoRuns(dir, 10*time.Millisecond, done)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one.End()
+		time.Sleep(100 * time.Millisecond) // ten polls on the bubble's clock
+		synctest.Wait()
+		select {
+		case <-idle:
+			t.Fatal("idle while a run is in progress")
+		default:
+		}
+		two.End()
+		select {
+		case <-idle:
+		case <-time.After(5 * time.Second):
+			t.Fatal("not idle after the last run ended")
+		}
+	})
 }
 
 // TestLockEndsWithProcess: a registration held by a process that is killed
@@ -81,7 +89,8 @@ func TestLockEndsWithProcess(t *testing.T) {
 			os.Exit(3)
 		}
 		os.Stdout.WriteString("held\n")
-		time.Sleep(time.Minute)
+		// Hold until killed; a parent that dies first closes stdin.
+		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}
 	dir := t.TempDir()
@@ -91,6 +100,11 @@ func TestLockEndsWithProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

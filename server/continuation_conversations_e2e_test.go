@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/continuity-dev/continuity/fixtures/host"
+	"github.com/continuity-dev/continuity/fixtures/host/hosttest"
 )
 
 // TestContinuationConversations replays the continuation wire conversations
@@ -15,7 +16,7 @@ import (
 // gets its own state directory through XDG_STATE_HOME. Run with -update to
 // rewrite the expectations.
 func TestContinuationConversations(t *testing.T) {
-	host.RunConversations(t, "testdata/continuation/*.txtar", func(t *testing.T) *host.Host {
+	hosttest.RunConversations(t, "testdata/continuation/*.txtar", func(t *testing.T) *host.Host {
 		return startHost(t, host.Config{Env: []string{"XDG_STATE_HOME=" + t.TempDir()}})
 	})
 }

@@ -13,6 +13,20 @@ import (
 // digestParamsSchema is the contract llm/payloadDigest's params are held to.
 const digestParamsSchema = "wire/llm/payloadDigest.params"
 
+// digestParams is llm/payloadDigest's params as its entry read them.
+type digestParams struct {
+	req   turns.PayloadRequest
+	items []filter.DigestItem
+}
+
+// readDigestEntry is llm/payloadDigest's reader. The entry is deferred: a
+// list too large to answer inline is read on its own goroutine, not in
+// the read loop.
+func readDigestEntry(params *wire.Params) (digestParams, error) {
+	req, items, err := readDigestParams(params.Bytes())
+	return digestParams{req: req, items: items}, err
+}
+
 // readDigestParams reads llm/payloadDigest's params as sent, held exactly
 // to their schema: an unknown member, at the top or in an item, is
 // refused with -32602 like any other invalid params.

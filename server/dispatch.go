@@ -7,64 +7,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
-	"github.com/continuity-dev/continuity/jsonscan"
 	"github.com/continuity-dev/continuity/wire"
 )
-
-// method is one entry of the typed method table. Exactly one of call,
-// borrow and notify is set. check validates params before dispatch; a
-// failure is -32602 for requests and a logged drop for notifications.
-//
-// The handler's type says who owns the params. call and notify get bytes
-// that are theirs to keep (the frame buffer is never reused). borrow gets
-// the *wire.Params and only borrows them: the dispatcher releases them
-// once the reply is written, and a large frame's buffer then carries a
-// later frame (llm/payload: a 1 MiB payload per step would otherwise be a
-// fresh allocation per step). A borrowing result that must outlive the
-// reply registers its copy with Params.BeforeRelease.
-type method struct {
-	check  func(params []byte) error
-	call   func(ctx context.Context, params []byte) (any, error)
-	borrow func(ctx context.Context, params *wire.Params) (any, error)
-	notify func(params []byte)
-	// early marks methods allowed before initialize completes.
-	early bool
-	// opens marks initialize: once its params pass the check it holds
-	// the gate opening, and its return opens or closes it (initGate).
-	opens bool
-	// afterReply runs once the reply is written (shutdown uses it to exit
-	// only after its answer is flushed).
-	afterReply func()
-	// onCancel runs when a request is cancelled after its handler already
-	// succeeded: the host will send nothing, so effects such as a turn
-	// admission must be undone.
-	onCancel func(params []byte)
-	// inline marks a request answered in the read loop when its params
-	// are small (runInline).
-	inline bool
-}
-
-// run calls the request's handler.
-func (m method) run(ctx context.Context, params *wire.Params) (any, error) {
-	if m.borrow != nil {
-		return m.borrow(ctx, params)
-	}
-	return m.call(ctx, params.Bytes())
-}
-
-// done ends the dispatcher's ownership of a request's params once its
-// reply is written: a borrowing handler's buffer is reused, a keeping
-// handler's bytes are left to it.
-func (m method) done(params *wire.Params) {
-	if m.borrow != nil {
-		params.Release()
-		return
-	}
-	params.Keep()
-}
 
 // dispatcher checks every message against the method table and runs it:
 // notifications synchronously in the read loop (so they apply in arrival
@@ -72,7 +18,7 @@ func (m method) done(params *wire.Params) {
 // handler that calls back into the host never blocks the read loop).
 type dispatcher struct {
 	methods map[string]method
-	stream  *wire.Stream
+	stream  replier
 	log     *zap.Logger
 	// gate holds feature methods until initialize succeeds; notifications
 	// that arrive while it runs are held and applied in order once it
@@ -95,22 +41,27 @@ type inflight struct {
 	cancelled atomic.Bool
 }
 
-// Handle implements jsonrpc2.Handler. It runs in the connection's read
-// loop, which is where the request's id and params are taken from the
-// stream; from then on the dispatcher owns the params until their method
-// is done with them.
-func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	in := d.stream.TakeRequest()
+// replier writes the answers to the host's requests (a *wire.Conn; a
+// bare *wire.Stream in tests that drive the dispatcher alone).
+type replier interface {
+	Reply(id wire.ID, result any) error
+	ReplyError(id wire.ID, e *wire.Error) error
+}
+
+// Handle implements wire.Handler. It runs in the connection's read loop,
+// with the request's id and params as the host's bytes; from then on the
+// dispatcher owns the params until their method is done with them.
+func (d *dispatcher) Handle(in wire.Request) {
 	params := in.Params
-	m, known := d.methods[req.Method]
-	if req.Notif {
-		if !known || m.notify == nil {
+	m, known := d.methods[in.Method]
+	if !in.IsCall() {
+		if !known || !m.flags.has(notification) {
 			params.Release()
-			d.log.Debug("ignored notification", zap.String("method", req.Method))
+			d.log.Debug("ignored notification", zap.String("method", in.Method))
 			return
 		}
-		n := heldNote{req.Method, m, params}
-		if m.early {
+		n := heldNote{in.Method, m, params}
+		if m.flags.has(early) {
 			d.apply(n)
 			return
 		}
@@ -123,35 +74,36 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 	}
 	switch {
 	case !known:
-		fail(wire.CodeMethodNotFound, "method not found: "+clip(req.Method))
+		fail(wire.CodeMethodNotFound, "method not found: "+clip(in.Method))
 		return
-	case m.call == nil && m.borrow == nil:
-		fail(wire.CodeInvalidRequest, req.Method+" is a notification and takes no id")
+	case m.flags.has(notification):
+		fail(wire.CodeInvalidRequest, in.Method+" is a notification and takes no id")
 		return
-	case !m.early && !d.gate.open():
+	case !m.flags.has(early) && !d.gate.open():
 		fail(wire.CodeNotInitialized, "not initialized: send initialize first")
 		return
 	}
-	if err := m.check(params.Bytes()); err != nil {
+	call, err := m.read(params)
+	if err != nil {
 		params.Release()
 		d.reply(in.ID, nil, err)
 		return
 	}
-	if m.opens && !d.gate.begin() {
+	if m.flags.has(opens) && !d.gate.begin() {
 		fail(wire.CodeInvalidRequest, "initialize is already running")
 		return
 	}
-	if m.inline && len(params.Bytes()) <= inlineBytes {
-		d.runInline(in.ID, m, params)
+	if m.flags.has(inline) && len(params.Bytes()) <= inlineBytes {
+		d.runInline(in.ID, m, call, params)
 		return
 	}
 	ctx, cancel := context.WithCancelCause(d.base)
-	f := &inflight{method: req.Method, cancel: cancel}
+	f := &inflight{method: in.Method, cancel: cancel}
 	d.mu.Lock()
 	if _, dup := d.inflight[in.ID.Key()]; dup {
 		d.mu.Unlock()
 		cancel(nil)
-		if m.opens {
+		if m.flags.has(opens) {
 			d.gate.finish(false, d.apply)
 		}
 		fail(wire.CodeInvalidRequest, "a request with this id is still running")
@@ -162,8 +114,8 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 	d.mu.Unlock()
 	go func() {
 		defer d.wg.Done()
-		result, err := m.run(ctx, params)
-		if m.opens {
+		result, err := call.run(ctx)
+		if m.flags.has(opens) {
 			d.gate.finish(err == nil, d.apply)
 		}
 		d.mu.Lock()
@@ -171,16 +123,14 @@ func (d *dispatcher) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.R
 		d.mu.Unlock()
 		cancel(nil)
 		if f.cancelled.Load() {
-			if err == nil && m.onCancel != nil {
-				m.onCancel(params.Bytes())
+			if err == nil {
+				call.cancelled()
 			}
 			err = errCancelled
 		}
 		d.reply(in.ID, result, err)
 		m.done(params)
-		if m.afterReply != nil {
-			m.afterReply()
-		}
+		call.replied()
 	}()
 }
 
@@ -195,25 +145,22 @@ type heldNote struct {
 // drop gives up a notification that will never be applied.
 func (n heldNote) drop() { n.params.Release() }
 
-// apply checks and applies one notification, in the read loop or, for
+// apply reads and applies one notification, in the read loop or, for
 // held ones, when initialize finishes; the handler keeps its params.
 func (d *dispatcher) apply(n heldNote) {
-	defer n.params.Keep()
-	if err := n.m.check(n.params.Bytes()); err != nil {
+	defer n.m.done(n.params)
+	call, err := n.m.read(n.params)
+	if err != nil {
 		d.log.Warn("invalid notification", zap.String("method", n.method), zap.String("reason", err.Error()))
 		return
 	}
-	n.m.notify(n.params.Bytes())
+	_, _ = call.run(d.base)
 }
 
-// cancelRequest handles $/cancelRequest from the host. The id is compared
-// by value, exactly as the request's own id was (wire.ID).
-func (d *dispatcher) cancelRequest(params []byte) {
-	id, ok := cancelledID(params)
-	if !ok {
-		d.log.Warn("$/cancelRequest without one usable id")
-		return
-	}
+// cancelRequest handles $/cancelRequest from the host (its entry read the
+// id, readCancelParams). The id is compared by value, exactly as the
+// request's own id was (wire.ID).
+func (d *dispatcher) cancelRequest(id wire.ID) {
 	d.mu.Lock()
 	f := d.inflight[id.Key()]
 	d.mu.Unlock()
@@ -295,25 +242,4 @@ func clip(s string) string {
 		return s[:64] + "…"
 	}
 	return s
-}
-
-// cancelledID reads the id of $/cancelRequest params (schema-checked: an
-// object with an id). A duplicated id member names no one request.
-func cancelledID(params []byte) (wire.ID, bool) {
-	sc := jsonscan.Scanner{B: params, Trusted: true}
-	members, err := sc.Members(nil)
-	if err != nil {
-		return wire.ID{}, false
-	}
-	var raw []byte
-	for _, m := range members {
-		if sc.NameIs(m, "id") {
-			if raw != nil {
-				return wire.ID{}, false
-			}
-			raw = m.Value(params)
-		}
-	}
-	id, err := wire.ParseID(raw)
-	return id, err == nil
 }

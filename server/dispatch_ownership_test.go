@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/continuity-dev/continuity/internal/syncbuf"
@@ -23,18 +22,16 @@ import (
 func TestBorrowingHandlerThatKeepsItsParamsIsCaught(t *testing.T) {
 	inR, inW := io.Pipe()
 	var out syncbuf.Buffer
-	stream := wire.NewStream(inR, &out, nil, 0, zap.NewNop())
 	kept := make(chan *wire.Params, 1)
-	d := &dispatcher{stream: stream, log: zap.NewNop(), base: context.Background(), inflight: map[string]*inflight{}}
-	d.methods = map[string]method{"leaky": {
-		check: func([]byte) error { return nil },
-		early: true,
-		borrow: func(_ context.Context, p *wire.Params) (any, error) {
-			kept <- p // the mistake: the params outlive the reply
-			return struct{}{}, nil
-		},
-	}}
-	conn := jsonrpc2.NewConn(context.Background(), stream, d)
+	d := &dispatcher{log: zap.NewNop(), base: context.Background(), inflight: map[string]*inflight{}}
+	frame := func(p *wire.Params) (*wire.Params, error) { return p, nil }
+	d.methods = map[string]method{"leaky": request(frame, func(_ context.Context, p *wire.Params) (any, error) {
+		kept <- p // the mistake: the params outlive the reply
+		return struct{}{}, nil
+	}).entry(early | borrows)}
+	conn := wire.NewConn(wire.Config{In: inR, Out: &out}, d)
+	d.stream = conn
+	conn.Start()
 	defer conn.Close()
 	go func() {
 		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"leaky","params":{"p":"`+strings.Repeat("a", 1<<20)+`"}}`+"\n")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/continuity-dev/continuity/fixtures/host"
+	"github.com/continuity-dev/continuity/fixtures/host/hosttest"
 	"github.com/continuity-dev/continuity/internal/testbin"
 )
 
@@ -32,7 +33,7 @@ func startHost(t *testing.T, cfg host.Config) *host.Host {
 	}
 	t.Cleanup(func() {
 		h.Close()
-		h.AssertClean(t)
+		hosttest.AssertClean(t, h)
 		if t.Failed() {
 			t.Logf("plugin stderr:\n%s", h.StderrTail())
 		}

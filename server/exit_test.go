@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -25,19 +24,21 @@ func TestExitDeadlineLogsRequestsLeft(t *testing.T) {
 	core, logs := observer.New(zap.WarnLevel)
 	log := zap.New(core)
 	inR, inW := io.Pipe()
-	stream := wire.NewStream(inR, io.Discard, nil, 0, log)
 	started, release := make(chan struct{}, 2), make(chan struct{})
-	stuck := func(context.Context, []byte) (any, error) {
+	stuck := func(context.Context, struct{}) (any, error) {
 		started <- struct{}{}
 		<-release // the mistake under test: the handler ignores ctx
 		return struct{}{}, nil
 	}
-	d := &dispatcher{stream: stream, log: log, base: context.Background(), inflight: map[string]*inflight{}}
+	anything := func(*wire.Params) (struct{}, error) { return struct{}{}, nil }
+	d := &dispatcher{log: log, base: context.Background(), inflight: map[string]*inflight{}}
 	d.methods = map[string]method{
-		"tool/call":     {check: func([]byte) error { return nil }, early: true, call: stuck},
-		"remote/invoke": {check: func([]byte) error { return nil }, early: true, call: stuck},
+		"tool/call":     request(anything, stuck).entry(early),
+		"remote/invoke": request(anything, stuck).entry(early),
 	}
-	conn := jsonrpc2.NewConn(context.Background(), stream, d)
+	conn := wire.NewConn(wire.Config{In: inR, Out: io.Discard, Log: log}, d)
+	d.stream = conn
+	conn.Start()
 	defer conn.Close()
 	go func() {
 		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"tool/call","params":{}}`+"\n"+
@@ -85,6 +86,7 @@ func TestClosedStoreRefusesLateUsers(t *testing.T) {
 	if err := svc.openStore(ctx, s, t.TempDir(), nil); err != nil {
 		t.Fatal(err)
 	}
+	svc.continuity = remote.NewContinuity(svc.continuityFeatures())
 	args := json.RawMessage(`{"agentId":"s1"}`)
 	var wg sync.WaitGroup
 	racing := make(chan string, 64)

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/continuity-dev/continuity/diag"
@@ -17,41 +15,23 @@ import (
 
 // hostCaller implements hostapi.Caller over the connection: plugin → host
 // requests with string ids, deadlines from the caller's context, and
-// $/cancelRequest sent to the host when the caller gives up. A large
-// result (a session/read of a long session) reaches it as the host's bytes,
-// parked by the stream, and is decoded once, into the caller's type.
+// $/cancelRequest sent to the host when the caller gives up (wire.Conn.Call
+// retires the call and sends it without making the caller wait). A large
+// result (a session/read of a long session) reaches it as the host's
+// bytes and is decoded once, into the caller's type.
 type hostCaller struct {
-	conn   *jsonrpc2.Conn
-	stream *wire.Stream
-	log    *zap.Logger
-	seq    atomic.Uint64
+	conn *wire.Conn
+	log  *zap.Logger
 }
 
 func (h *hostCaller) Call(ctx context.Context, method string, params, result any) error {
-	id := jsonrpc2.ID{Str: fmt.Sprintf("cty_%x", h.seq.Add(1)), IsString: true}
-	call := h.stream.Await(id.Str)
-	w, err := h.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
-	if err != nil {
-		call.Forget()
-		return fmt.Errorf("host %s: %w", method, err)
-	}
-	call.Sent()
-	var raw json.RawMessage
-	err = w.Wait(ctx, &raw)
+	res, err := h.conn.Call(ctx, method, params)
 	if ctxErr := ctx.Err(); ctxErr != nil && err == ctxErr {
-		// Tell the host we no longer need the answer; the reply, if it
-		// comes, is dropped by the connection.
-		call.Forget()
-		if err := h.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": id}); err != nil {
-			h.log.Warn("cancellation not sent to the host", zap.String("method", method), zap.String("id", id.Str), zap.Error(err))
-		}
 		return fmt.Errorf("host %s: %w", method, ctxErr)
 	}
 	if err != nil {
-		call.Forget()
 		return hostError(method, err)
 	}
-	res := call.Result(raw)
 	defer res.Release() // the decoded result keeps copies only
 	if result == nil {
 		return nil
@@ -77,13 +57,13 @@ func (h *hostCaller) Notify(ctx context.Context, method string, params any) erro
 // hostError turns a JSON-RPC error from the host into a *diag.Error when the
 // host named a code in data.code, so feature packages can match it.
 func hostError(method string, err error) error {
-	var re *jsonrpc2.Error
+	var re *wire.RemoteError
 	if !errors.As(err, &re) {
 		return fmt.Errorf("host %s: %w", method, err)
 	}
 	var data map[string]any
 	if re.Data != nil {
-		if err := json.Unmarshal(*re.Data, &data); err != nil {
+		if err := json.Unmarshal(re.Data, &data); err != nil {
 			return fmt.Errorf("host %s: error %d with data that is not an object: %s", method, re.Code, re.Message)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 // hostileAlive checks that the plugin still answers a request.
 func hostileAlive(t *testing.T, h *host.Host, after string) {
 	t.Helper()
-	res, err := h.RemoteInvoke(ctxT(t), remote.SessionContinuationNamespace, "defaults", nil)
+	res, err := h.RemoteInvoke(ctxT(t), remote.HistoryPolicyNamespace, "defaults", nil)
 	if err != nil || !res.OK {
 		t.Fatalf("after %s: %v %s", after, err, res.Raw)
 	}
@@ -38,7 +38,7 @@ func hostileInvalid(t *testing.T, h *host.Host, method, params, want string) {
 // hostileArgsInvalid sends Remote args and wants arguments-invalid.
 func hostileArgsInvalid(t *testing.T, h *host.Host, method, args, want string) {
 	t.Helper()
-	res, err := h.RemoteInvoke(ctxT(t), remote.SessionContinuationNamespace, method, json.RawMessage(args))
+	res, err := h.RemoteInvoke(ctxT(t), remote.HistoryPolicyNamespace, method, json.RawMessage(args))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestHostileLoneSurrogateIDsAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	hostileLogged(t, h, "sessionId holds a lone surrogate escape")
-	res, err := h.RemoteInvoke(ctxT(t), remote.SessionContinuationNamespace, "get", json.RawMessage(`{"agentId":"a\ufffd"}`))
+	res, err := h.RemoteInvoke(ctxT(t), remote.HistoryPolicyNamespace, "get", json.RawMessage(`{"agentId":"a\ufffd"}`))
 	if err != nil || !res.OK {
 		t.Fatalf("get a\\ufffd: %v %s", err, res.Raw)
 	}

@@ -17,7 +17,7 @@ const inlineBytes = 64 << 10
 // it. The notices it causes are held until its reply is written (quiet):
 // the host reads the answer it waits for first, and the notice queue's
 // goroutine does not wake to compete with it.
-func (d *dispatcher) runInline(id wire.ID, m method, params *wire.Params) {
+func (d *dispatcher) runInline(id wire.ID, m method, call decoded, params *wire.Params) {
 	d.mu.Lock()
 	_, dup := d.inflight[id.Key()]
 	d.mu.Unlock()
@@ -29,7 +29,7 @@ func (d *dispatcher) runInline(id wire.ID, m method, params *wire.Params) {
 	if d.quiet != nil {
 		defer d.quiet()()
 	}
-	result, err := m.run(d.base, params)
+	result, err := call.run(d.base)
 	d.reply(id, result, err)
 	m.done(params)
 }

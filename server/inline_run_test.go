@@ -28,18 +28,23 @@ func TestRunInlineHoldsNoticesUntilTheReplyIsWritten(t *testing.T) {
 		}
 	}
 	ran := false
-	m := method{inline: true, call: func(context.Context, []byte) (any, error) {
+	anything := func(*wire.Params) (struct{}, error) { return struct{}{}, nil }
+	m := request(anything, func(context.Context, struct{}) (any, error) {
 		ran = true
 		if !held {
 			t.Error("the handler ran without the notices held")
 		}
 		return map[string]int{"n": 1}, nil
-	}}
+	}).entry(inline)
+	call, err := m.read(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	id, err := wire.ParseID([]byte("7"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.runInline(id, m, nil)
+	d.runInline(id, m, call, nil)
 	if !ran || held || released != `{"jsonrpc":"2.0","id":7,"result":{"n":1}}`+"\n" {
 		t.Fatalf("ran %v, held after %v, written at release %q", ran, held, released)
 	}
@@ -47,7 +52,7 @@ func TestRunInlineHoldsNoticesUntilTheReplyIsWritten(t *testing.T) {
 	out.Reset()
 	ran = false
 	d.inflight[id.Key()] = &inflight{method: "agent/request", cancel: func(error) {}}
-	d.runInline(id, m, nil)
+	d.runInline(id, m, call, nil)
 	if ran || !strings.Contains(out.String(), `"id":7,"error":{"code":-32600`) {
 		t.Fatalf("a duplicate id: ran %v, answered %q", ran, out.String())
 	}

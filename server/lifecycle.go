@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 
@@ -64,11 +63,7 @@ type activation struct {
 // the init gate from its return (see initGate); a data directory that
 // cannot be used is not a failed initialize but a failed activation, so
 // the host learns why and what still works keeps working (services.go).
-func (s *Server) initialize(ctx context.Context, raw []byte) (any, error) {
-	var p initializeParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, invalidParams("initialize: " + wire.DecodeError(err))
-	}
+func (s *Server) initialize(ctx context.Context, p initializeParams) (any, error) {
 	if p.ProtocolVersion != ProtocolVersion {
 		return nil, &protocolError{code: wire.CodeInvalidParams,
 			msg:  "unsupported protocol version",

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -41,14 +40,12 @@ func TestHostNotifyFailureIsLogged(t *testing.T) {
 	core, logs := observer.New(zap.WarnLevel)
 	inR, inW := io.Pipe()
 	defer inW.Close() // ends the connection's read loop
-	stream := wire.NewStream(inR, io.Discard, nil, 0, zap.NewNop())
-	conn := jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) {
-		return nil, nil
-	}))
+	conn := wire.NewConn(wire.Config{In: inR, Out: io.Discard}, wire.HandlerFunc(func(r wire.Request) { r.Params.Release() }))
+	conn.Start()
 	if err := conn.Close(); err != nil {
 		t.Fatal(err)
 	}
-	h := &hostCaller{conn: conn, stream: stream, log: zap.New(core)}
+	h := &hostCaller{conn: conn, log: zap.New(core)}
 	if err := h.Notify(context.Background(), "remote/event", map[string]any{"event": "continuity.notice"}); err == nil {
 		t.Fatal("a notification on a closed connection succeeded")
 	}

@@ -5,60 +5,126 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	uicontract "github.com/continuity-dev/continuity/ui-contract"
+	"github.com/continuity-dev/continuity/hostapi"
+	"github.com/continuity-dev/continuity/jsonscan"
+	"github.com/continuity-dev/continuity/turns"
+	"github.com/continuity-dev/continuity/wire"
 )
 
 // methodTable lists every method the plugin serves (docs/protocol.md §3–§4).
-// Anything else is -32601; a listed method is checked before it runs.
+// Anything else is -32601; a listed method's params are read by its entry
+// before it runs (method.go).
 func (s *Server) methodTable() map[string]method {
 	return map[string]method{
-		"initialize": {check: schema("wire/initialize.params"), call: s.initialize, early: true, opens: true},
-		"shutdown": {check: optionalObject, early: true,
-			call:       func(context.Context, []byte) (any, error) { return struct{}{}, nil },
-			afterReply: s.requestShutdown},
-		"$/cancelRequest":   {check: schema("wire/cancelRequest.params"), notify: s.disp.cancelRequest, early: true},
-		"session/event":     {check: requireParams, notify: s.sessionEvent},
-		"session.event":     {check: requireParams, notify: s.sessionEvent},
-		"agent/disposed":    {check: schema("wire/agent/disposed.params"), notify: s.agentDisposed},
-		"llm/response":      {check: schema("wire/llm/response.params"), notify: s.llmResponse},
-		"agent/request":     {check: schema("wire/agent/request.params"), call: s.agentRequest, onCancel: s.requestCancelled},
-		"llm/payload":       {check: checkPayloadParams, borrow: s.llmPayload, onCancel: s.requestCancelled},
-		"llm/payloadDigest": {check: checkPayloadParams, call: s.llmPayloadDigest, onCancel: s.requestCancelled, inline: true},
-		"remote/invoke":     {check: checkInvokeParams, call: s.remoteInvoke},
-		"tool/call":         {check: schema("wire/tool/call.params"), call: s.toolCall},
+		"initialize":        typedRequest("wire/initialize.params", s.initialize).entry(early | opens),
+		"shutdown":          request(optionalObject, shutdownResult).afterReply(s.requestShutdown).entry(early),
+		"$/cancelRequest":   notice(readCancelParams, s.disp.cancelRequest).entry(early),
+		"session/event":     notice(readSessionEventParams, s.sessionEvent).entry(0),
+		"session.event":     notice(readSessionEventParams, s.sessionEvent).entry(0),
+		"agent/disposed":    notice(schema[agentDisposedParams]("wire/agent/disposed.params"), s.agentDisposed).entry(0),
+		"llm/response":      notice(schema[llmResponseParams]("wire/llm/response.params"), s.llmResponse).entry(0),
+		"agent/request":     request(readAgentRequest, s.agentRequest).onCancel(s.agentRequestCancelled).entry(0),
+		"llm/payload":       request(readPayloadParams, s.llmPayload).deferred(isObject).onCancel(s.payloadCancelled).entry(borrows),
+		"llm/payloadDigest": request(readDigestEntry, s.llmPayloadDigest).deferred(isObject).onCancel(s.digestCancelled).entry(inline),
+		"remote/invoke":     request(readInvokeParams, s.remoteInvoke).entry(0),
+		"tool/call":         typedRequest("wire/tool/call.params", s.toolCall).entry(0),
 	}
 }
 
-// schema returns a check that validates params against a ui-contract schema.
-func schema(name string) func([]byte) error {
-	return func(params []byte) error {
-		if params == nil {
-			return invalidParams("params are required")
+// optionalObject reads shutdown's params: absent, or an object.
+func optionalObject(params *wire.Params) (struct{}, error) {
+	raw := params.Bytes()
+	if raw == nil {
+		return struct{}{}, nil
+	}
+	if !gjson.ValidBytes(raw) || gjson.ParseBytes(raw).Type != gjson.JSON || raw[0] != '{' {
+		return struct{}{}, invalidParams("params must be an object")
+	}
+	return struct{}{}, nil
+}
+
+// shutdownResult answers shutdown; the exit follows its reply (afterReply).
+func shutdownResult(context.Context, struct{}) (any, error) { return struct{}{}, nil }
+
+// readCancelParams reads the id of $/cancelRequest params once they hold
+// to their schema (so the id is present, and once).
+func readCancelParams(params *wire.Params) (wire.ID, error) {
+	raw := params.Bytes()
+	if err := validParams("wire/cancelRequest.params", raw); err != nil {
+		return wire.ID{}, err
+	}
+	sc := jsonscan.Scanner{B: raw, Trusted: true}
+	members, err := sc.Members(make([]jsonscan.Member, 0, 2))
+	if err != nil {
+		return wire.ID{}, invalidParams("params must be an object")
+	}
+	for _, m := range members {
+		if sc.NameIs(m, "id") {
+			id, err := wire.ParseID(m.Value(raw))
+			if err != nil {
+				return wire.ID{}, invalidParams("$/cancelRequest: /id: " + err.Error())
+			}
+			return id, nil
 		}
-		if err := uicontract.Validate(name, params); err != nil {
-			return invalidParams(err.Error())
-		}
-		return nil
 	}
+	return wire.ID{}, invalidParams("$/cancelRequest: /id is required")
 }
 
-// requireParams is the check of the session event notifications: their
-// envelope is read where they are applied (readSessionEvent), so that a
-// large event is scanned once and never decoded on the read loop.
-func requireParams(params []byte) error {
-	if params == nil {
-		return invalidParams("params are required")
-	}
-	return nil
+// sessionEventParams is a session event as readSessionEvent read it, with
+// a header that did not read, for the handler to log.
+type sessionEventParams struct {
+	ev        hostapi.SessionEvent
+	headerErr error
 }
 
-// optionalObject accepts absent params or an object.
-func optionalObject(params []byte) error {
-	if params == nil {
-		return nil
+// readSessionEventParams reads the envelope of session/event and
+// session.event (readSessionEvent): a large event is scanned once and
+// never decoded on the read loop. Its failure drops the event with
+// readSessionEvent's reason logged as it is.
+func readSessionEventParams(params *wire.Params) (sessionEventParams, error) {
+	raw := params.Bytes()
+	if raw == nil {
+		return sessionEventParams{}, invalidParams("params are required")
 	}
-	if !gjson.ValidBytes(params) || gjson.ParseBytes(params).Type != gjson.JSON || params[0] != '{' {
-		return invalidParams("params must be an object")
+	ev, headerErr, err := readSessionEvent(raw)
+	if err != nil {
+		return sessionEventParams{}, err
 	}
-	return nil
+	return sessionEventParams{ev: ev, headerErr: headerErr}, nil
 }
+
+// The notifications' params, as their schemas name them.
+type (
+	agentDisposedParams struct {
+		SessionID string `json:"sessionId"`
+	}
+	llmResponseParams struct {
+		RequestID string `json:"requestId"`
+		Status    int    `json:"status"`
+		ErrorBody string `json:"errorBody"`
+	}
+)
+
+// agentRequestParams is agent/request decoded, with the host's config
+// bytes, which go back unchanged.
+type agentRequestParams struct {
+	turns.AgentRequest
+	config []byte
+}
+
+// readAgentRequest reads agent/request against its schema. The config is
+// found in the validated params (which hold it once) and copied.
+func readAgentRequest(params *wire.Params) (agentRequestParams, error) {
+	req, err := schema[turns.AgentRequest]("wire/agent/request.params")(params)
+	if err != nil {
+		return agentRequestParams{}, err
+	}
+	return agentRequestParams{AgentRequest: req, config: []byte(gjson.Get(view(params.Bytes()), "config").Raw)}, nil
+}
+
+// agentRequestCancelled, payloadCancelled and digestCancelled revoke the
+// turn of a request the host cancelled after it had been served: the host
+// sends nothing, so nothing more of that turn may be filtered.
+func (s *Server) agentRequestCancelled(p agentRequestParams) { s.requestCancelled(p.RequestID) }
+func (s *Server) payloadCancelled(p payloadParams)           { s.requestCancelled(p.req.RequestID) }
+func (s *Server) digestCancelled(p digestParams)             { s.requestCancelled(p.req.RequestID) }

@@ -15,14 +15,11 @@ type payloadDigestResult struct {
 	Omitted omitted `json:"omitted"`
 }
 
-// llmPayloadDigest serves the digest form (docs/protocol.md §14.1). Its
-// params are read strictly against their schema (readDigestParams).
-func (s *Server) llmPayloadDigest(ctx context.Context, raw []byte) (any, error) {
-	req, items, err := readDigestParams(raw)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.svc().turns.PayloadDigest(ctx, req, items)
+// llmPayloadDigest serves the digest form (docs/protocol.md §14.1) with
+// the params its entry read strictly against their schema
+// (readDigestEntry).
+func (s *Server) llmPayloadDigest(ctx context.Context, p digestParams) (any, error) {
+	res, err := s.svc().turns.PayloadDigest(ctx, p.req, p.items)
 	if err != nil {
 		return nil, err
 	}

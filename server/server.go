@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/continuity-dev/continuity/hostapi"
@@ -49,12 +48,11 @@ const drainBudget = ExitWithin * 3 / 4
 
 // Server is one connection's worth of plugin state.
 type Server struct {
-	cfg    Config
-	log    *zap.Logger
-	stream *wire.Stream
-	conn   *jsonrpc2.Conn
-	disp   *dispatcher
-	host   *hostapi.Client
+	cfg  Config
+	log  *zap.Logger
+	conn *wire.Conn
+	disp *dispatcher
+	host *hostapi.Client
 	// base is Serve's context; requests and background queues derive
 	// their contexts from it, so its end stops them all.
 	base context.Context
@@ -78,8 +76,9 @@ type Server struct {
 // features are reported to the host (activation, envelopes) and logged.
 //
 // Everything a handler reads (the connection, the host client, the method
-// table) is wired before the first byte is read: the read loop starts when
-// the gate opens, after the assignments below.
+// table) is wired before the first byte is read: the connection starts
+// reading at Start, after the assignments below. Once Serve returns, no
+// frame of the host's is dispatched any more (wire.Conn.Close).
 func Serve(ctx context.Context, cfg Config) {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
@@ -90,28 +89,29 @@ func Serve(ctx context.Context, cfg Config) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &Server{cfg: cfg, log: cfg.Log, base: ctx, shutdown: make(chan struct{})}
-	s.stream = wire.NewStream(cfg.In, cfg.Out, nil, cfg.MaxFrameBytes, cfg.Log)
-	s.disp = &dispatcher{stream: s.stream, log: cfg.Log, base: ctx, inflight: map[string]*inflight{}}
+	s.disp = &dispatcher{log: cfg.Log, base: ctx, inflight: map[string]*inflight{}}
 	s.disp.gate.log = cfg.Log
 	s.disp.methods = s.methodTable()
 	s.disp.quiet = s.holdNotices
-	s.stream.BeforeEOF = func() {
-		// The host has stopped writing: nothing it could still answer will
-		// arrive, so running requests are cancelled and get what is left
-		// of the drain budget to write their replies before the
-		// connection closes.
-		s.disp.cancelAll(errInputEnded)
-		s.drain(s.disp.wait)
-	}
-	s.stream.OnLostFrame = s.frameLost
-	in := &readGate{ObjectStream: s.stream, open: make(chan struct{})}
-	s.conn = jsonrpc2.NewConn(ctx, in, s.disp, jsonrpc2.SetLogger(zapPrinter{cfg.Log}))
-	s.host = hostapi.NewClient(&hostCaller{conn: s.conn, stream: s.stream, log: s.log})
-	close(in.open)
+	s.conn = wire.NewConn(wire.Config{
+		In: cfg.In, Out: cfg.Out, MaxFrameBytes: cfg.MaxFrameBytes, Log: cfg.Log,
+		BeforeEOF: func() {
+			// The host has stopped writing: nothing it could still answer
+			// will arrive, so running requests are cancelled and get what
+			// is left of the drain budget to write their replies before
+			// the connection closes.
+			s.disp.cancelAll(errInputEnded)
+			s.drain(s.disp.wait)
+		},
+		OnLostFrame: s.frameLost,
+	}, s.disp)
+	s.disp.stream = s.conn
+	s.host = hostapi.NewClient(&hostCaller{conn: s.conn, log: s.log})
+	s.conn.Start()
 
 	cause := errInputEnded
 	select {
-	case <-s.conn.DisconnectNotify():
+	case <-s.conn.Done():
 		s.log.Info("stdin closed")
 	case <-s.shutdown:
 		s.log.Info("shutdown requested")
@@ -121,6 +121,14 @@ func Serve(ctx context.Context, cfg Config) {
 	}
 	s.disp.cancelAll(cause)
 	s.drain(s.disp.wait)
+	// From here no frame of the host's is dispatched; a handler call
+	// running in the read loop gets what is left of the budget to end.
+	_ = s.conn.Close()
+	s.drain(func(ctx context.Context) {
+		if err := s.conn.Wait(ctx); err != nil {
+			s.log.Warn("the connection was still busy at the exit deadline")
+		}
+	})
 	s.drain(s.closeServices)
 }
 
@@ -141,21 +149,3 @@ func (s *Server) holdNotices() (release func()) {
 	}
 	return func() {}
 }
-
-// readGate holds the connection's read loop until open is closed:
-// jsonrpc2.NewConn starts reading at once, before its result can be stored
-// where handlers find it.
-type readGate struct {
-	jsonrpc2.ObjectStream
-	open chan struct{}
-}
-
-func (g *readGate) ReadObject(v any) error {
-	<-g.open
-	return g.ObjectStream.ReadObject(v)
-}
-
-// zapPrinter routes the jsonrpc2 library's log lines to zap.
-type zapPrinter struct{ log *zap.Logger }
-
-func (z zapPrinter) Printf(format string, v ...any) { z.log.Sugar().Debugf(format, v...) }

@@ -33,13 +33,16 @@ type services struct {
 	policy    *settings.Policy
 	consent   *remote.Consent
 	turns     *turns.Manager
-	session   *remote.SessionContinuation
-	cont      *continuation.Service
-	boundary  *boundary.Service
-	decider   *decider
-	accounts  *turns.AccountStore
-	models    *models
-	tools     []toolDef
+	// historyPolicy is the visible-history policy, the
+	// githubCopilotSessionContinuation Remote.
+	historyPolicy *remote.HistoryPolicy
+	continuity    *remote.Continuity
+	cont          *continuation.Service
+	boundary      *boundary.Service
+	decider       *decider
+	accounts      *turns.AccountStore
+	models        *models
+	tools         []toolDef
 	// activationErr is nil once the creation-time epoch is in place.
 	activationErr atomic.Pointer[error]
 	// storeErr is STORAGE_UNAVAILABLE when continuity.db could not be
@@ -146,7 +149,8 @@ func (s *Server) startServices(ctx context.Context, dataDir string, caps hostCap
 		Base:      s.base,
 		Log:       s.log,
 	})
-	svc.session = remote.NewSessionContinuation(svc.policy, agentsCap(caps, s.host), svc.turns, emit, svc.consent)
+	svc.historyPolicy = remote.NewHistoryPolicy(svc.policy, agentsCap(caps, s.host), svc.turns, emit, svc.consent)
+	svc.continuity = remote.NewContinuity(svc.continuityFeatures())
 	if storeErr != nil {
 		// The directory is the root cause of any policy failure too.
 		svc.storeErr = storeErr

@@ -96,7 +96,7 @@ func TestSettingsMidTurnChangeAppliesNextTurn(t *testing.T) {
 	if a := admit(t, e.h, "s1", 1, 1, "r1"); a.Admission == nil || !a.Admission.Enabled {
 		t.Fatalf("turn 1 admission = %+v", a.Admission)
 	}
-	for name, v := range map[string]remote.View{"set": e.set("s1", settingsBool(false)), "get": e.get("s1")} {
+	for name, v := range map[string]remote.PolicyView{"set": e.set("s1", settingsBool(false)), "get": e.get("s1")} {
 		if got := settingsViewString(v); got != "enabled=false source=session active=true" {
 			t.Fatalf("%s mid-turn: %s", name, got)
 		}
@@ -179,7 +179,7 @@ func TestSettingsRestartKeepsRowsAndLosesConsent(t *testing.T) {
 }
 
 // settingsViewString summarizes the policy members of a view.
-func settingsViewString(v remote.View) string {
+func settingsViewString(v remote.PolicyView) string {
 	active := "none"
 	if v.ActiveTurnEnabled != nil {
 		active = fmt.Sprint(*v.ActiveTurnEnabled)

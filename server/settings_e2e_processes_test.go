@@ -20,31 +20,31 @@ import (
 // Remote: get, then set the opposite under the revision read, again from
 // get on CONFLICT. It returns the view the successful set answered, or
 // err when the plugin is gone.
-func settingsToggle(ctx context.Context, h *host.Host, sessionID string, conflicts *int) (remote.View, error) {
+func settingsToggle(ctx context.Context, h *host.Host, sessionID string, conflicts *int) (remote.PolicyView, error) {
 	for {
-		res, err := h.RemoteInvoke(ctx, remote.SessionContinuationNamespace, "get", map[string]any{"agentId": sessionID})
+		res, err := h.RemoteInvoke(ctx, remote.HistoryPolicyNamespace, "get", map[string]any{"agentId": sessionID})
 		if err != nil {
-			return remote.View{}, err
+			return remote.PolicyView{}, err
 		}
-		var cur remote.View
+		var cur remote.PolicyView
 		if err := settingsValue(res, &cur); err != nil {
-			return remote.View{}, err
+			return remote.PolicyView{}, err
 		}
-		res, err = h.RemoteInvoke(ctx, remote.SessionContinuationNamespace, "set",
+		res, err = h.RemoteInvoke(ctx, remote.HistoryPolicyNamespace, "set",
 			map[string]any{"agentId": sessionID, "revision": cur.Revision, "enabled": !cur.Enabled})
 		if err != nil {
-			return remote.View{}, err
+			return remote.PolicyView{}, err
 		}
 		if !res.OK && res.Error != nil && res.Error.Code == diag.Conflict {
 			*conflicts++
 			continue
 		}
-		var next remote.View
+		var next remote.PolicyView
 		if err := settingsValue(res, &next); err != nil {
-			return remote.View{}, err
+			return remote.PolicyView{}, err
 		}
 		if next.Enabled == cur.Enabled {
-			return remote.View{}, fmt.Errorf("set %s to %v answered %+v", sessionID, !cur.Enabled, next)
+			return remote.PolicyView{}, fmt.Errorf("set %s to %v answered %+v", sessionID, !cur.Enabled, next)
 		}
 		return next, nil
 	}
@@ -145,8 +145,8 @@ func TestSettingsSIGKILLMidWrite(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 4))
-	var acked remote.View // the last acknowledged write, over all rounds
-	landed, torn := 0, 0  // kills after an unacknowledged write, kills leaving a temp file
+	var acked remote.PolicyView // the last acknowledged write, over all rounds
+	landed, torn := 0, 0        // kills after an unacknowledged write, kills leaving a temp file
 	for round := range rounds {
 		e := settingsStart(t, mode, dir)
 		e.initReady()

@@ -214,7 +214,7 @@ func (s settingsStored) row(sessionID string) (settings.Row, bool) {
 // invoke calls a githubCopilotSessionContinuation method.
 func (e *settingsEnv) invoke(method string, args any) host.RemoteResult {
 	e.t.Helper()
-	res, err := e.h.RemoteInvoke(ctxT(e.t), remote.SessionContinuationNamespace, method, args)
+	res, err := e.h.RemoteInvoke(ctxT(e.t), remote.HistoryPolicyNamespace, method, args)
 	if err != nil {
 		e.t.Fatalf("%s: %v", method, err)
 	}
@@ -243,18 +243,18 @@ func (e *settingsEnv) fail(method string, args any, code string) *host.RemoteErr
 	return res.Error
 }
 
-func (e *settingsEnv) get(sessionID string) remote.View {
+func (e *settingsEnv) get(sessionID string) remote.PolicyView {
 	e.t.Helper()
-	var v remote.View
+	var v remote.PolicyView
 	e.ok("get", map[string]any{"agentId": sessionID}, &v)
 	return v
 }
 
 // set writes sessionID's policy at the current revision.
-func (e *settingsEnv) set(sessionID string, enabled *bool) remote.View {
+func (e *settingsEnv) set(sessionID string, enabled *bool) remote.PolicyView {
 	e.t.Helper()
 	rev := e.get(sessionID).Revision
-	var v remote.View
+	var v remote.PolicyView
 	e.ok("set", map[string]any{"agentId": sessionID, "revision": rev, "enabled": enabled}, &v)
 	return v
 }
@@ -292,7 +292,7 @@ func (e *settingsEnv) epoch() int64 {
 // changed returns the args of every changed event so far.
 func (e *settingsEnv) changed() []json.RawMessage {
 	var out []json.RawMessage
-	for _, n := range e.h.RemoteEvents(remote.ChangedEvent) {
+	for _, n := range e.h.RemoteEvents(remote.PolicyChangedEvent) {
 		out = append(out, n.Args)
 	}
 	return out

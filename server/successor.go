@@ -14,7 +14,7 @@ import (
 // logged with its code and does not undo the continuation: the successor
 // then resolves as a seeded session (off) until the person sets it.
 func (svc *services) inheritPolicy(ctx context.Context, predecessorID, successorID string) {
-	if _, err := svc.session.Inherit(context.WithoutCancel(ctx), predecessorID, successorID); err != nil {
+	if _, err := svc.historyPolicy.Inherit(context.WithoutCancel(ctx), predecessorID, successorID); err != nil {
 		svc.log.Warn("the successor did not inherit the session policy", zap.String("predecessor", predecessorID),
 			zap.String("successor", successorID), zapCode(diag.CodeOf(err)), zap.Error(err))
 	}

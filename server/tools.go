@@ -13,7 +13,6 @@ import (
 	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/turns"
 	uicontract "github.com/continuity-dev/continuity/ui-contract"
-	"github.com/continuity-dev/continuity/wire"
 )
 
 // toolDefinitions lists every tool continuity declares in initialize, with
@@ -51,11 +50,7 @@ type toolCallParams struct {
 // plugin did not declare to this host is -32602. A turn that a
 // continuation ended admits no more tool calls; only a replay of the
 // continue_session call that ended it is answered (with its successor).
-func (s *Server) toolCall(ctx context.Context, raw []byte) (any, error) {
-	var p toolCallParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, invalidParams("tool/call: " + wire.DecodeError(err))
-	}
+func (s *Server) toolCall(ctx context.Context, p toolCallParams) (any, error) {
 	if len(p.Arguments) == 0 {
 		p.Arguments = json.RawMessage("{}")
 	}

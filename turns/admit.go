@@ -90,7 +90,7 @@ func (m *Manager) Admit(ctx context.Context, req AgentRequest) (*Admission, erro
 		return nil, diag.New(diag.TurnInvalid, "turn must be ≥ 0, step ≥ 1 and requestId non-empty")
 	}
 	if err := m.opt.Ready(); err != nil {
-		return nil, diag.New(diag.InitializationFailed, "the continuation policy could not be activated; admission is blocked")
+		return nil, diag.New(diag.InitializationFailed, "the visible-history policy could not be activated; admission is blocked")
 	}
 	m.mu.Lock()
 	s := m.sessionLocked(req.SessionID)

@@ -15,7 +15,7 @@ import (
 	"github.com/continuity-dev/continuity/settings"
 )
 
-// Policy resolves a session's persistent continuation policy.
+// Policy resolves a session's persistent visible-history policy.
 type Policy interface {
 	Resolve(ctx context.Context, sessionID string, header *hostapi.SessionHeader) (settings.Resolution, error)
 }

@@ -141,7 +141,7 @@ func (n *noticeState) dropHeld(over func(turn int64) bool) {
 }
 
 // HoldForTurn lists a notice another feature has already sent (the return
-// offer continuation emits) among the session's live notices, so a client
+// offer session continuation emits) among the session's live notices, so a client
 // that polls the notices Remote sees it too, until its turn ends or a
 // later turn is admitted. A notice without a turn is not held.
 func (m *Manager) HoldForTurn(sessionID string, x Notice) {

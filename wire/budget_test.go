@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -18,6 +18,12 @@ import (
 // while a call of ours waits for its answer, and reads everything once the
 // host reads again.
 func TestReadingStopsWhileRepliesBackUp(t *testing.T) {
+	// In a bubble, "every goroutine is blocked" is an event: the read
+	// loop has stopped, not merely not read yet.
+	synctest.Test(t, readingStopsWhileRepliesBackUp)
+}
+
+func readingStopsWhileRepliesBackUp(t *testing.T) {
 	const n = 40
 	const limit = 2 << 20
 	inR, inW := io.Pipe()
@@ -44,7 +50,7 @@ func TestReadingStopsWhileRepliesBackUp(t *testing.T) {
 				return
 			}
 			read.Add(1)
-			in := s.TakeRequest()
+			in := s.takeRequest()
 			go func() {
 				r, _ := Object().Raw("echo", in.Params.Bytes()).Result()
 				if err := s.Reply(in.ID, r); err != nil {
@@ -54,16 +60,10 @@ func TestReadingStopsWhileRepliesBackUp(t *testing.T) {
 			}()
 		}
 	}()
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting until %s (%d frames read)", what, read.Load())
-			}
-		}
+	synctest.Wait() // the host's writes and the read loop are stuck
+	if logs.FilterMessageSnippet("reading paused").Len() == 0 {
+		t.Fatalf("reading did not pause (%d frames read)", read.Load())
 	}
-	waitFor("reading pauses", func() bool { return logs.FilterMessageSnippet("reading paused").Len() > 0 })
-	time.Sleep(50 * time.Millisecond)
 	paused := read.Load()
 	held, peak := s.InFlight()
 	t.Logf("paused after %d of %d frames, %d KiB held (peak %d KiB)", paused, n, held>>10, peak>>10)
@@ -71,23 +71,32 @@ func TestReadingStopsWhileRepliesBackUp(t *testing.T) {
 		t.Fatalf("read %d of %d frames, %d bytes held (peak %d), limit %d", paused, n, held, peak, limit)
 	}
 
-	c := s.Await("cty_1")
-	c.Sent()
-	waitFor("a frame is read for the awaited answer", func() bool { return read.Load() > paused })
-	c.Forget()
+	c := s.await("cty_1")
+	c.markSent()
+	synctest.Wait()
+	if read.Load() <= paused {
+		t.Fatal("no frame was read while a call of ours awaited its answer")
+	}
+	c.forget()
 
 	go func() { _, _ = io.Copy(io.Discard, outR) }()
 	<-done
 	if read.Load() != n {
 		t.Fatalf("%d of %d frames read once the host read again", read.Load(), n)
 	}
-	waitFor("nothing is held", func() bool { held, _ := s.InFlight(); return held == 0 })
+	synctest.Wait() // the last replies are written and their params released
+	if held, _ := s.InFlight(); held != 0 {
+		t.Fatalf("%d bytes still held", held)
+	}
+	outR.Close()
 }
 
 // TestReadingStopsAtTheHardLimit: replies flow, but requests are slower
 // than the host: reading stops once hard bytes are held, and goes on as
 // they are released.
-func TestReadingStopsAtTheHardLimit(t *testing.T) {
+func TestReadingStopsAtTheHardLimit(t *testing.T) { synctest.Test(t, readingStopsAtTheHardLimit) }
+
+func readingStopsAtTheHardLimit(t *testing.T) {
 	var in strings.Builder
 	const n = 12
 	for i := range n {
@@ -105,16 +114,17 @@ func TestReadingStopsAtTheHardLimit(t *testing.T) {
 			if s.ReadObject(&v) != nil {
 				return
 			}
-			read <- s.TakeRequest().Params
+			read <- s.takeRequest().Params
 		}
 	}()
 	for range 4 {
 		held = append(held, <-read)
 	}
+	synctest.Wait() // the read loop is stuck at the limit
 	select {
 	case p := <-read:
 		t.Fatalf("a fifth frame was read with %d bytes held (%p)", s.budget.hard, p)
-	case <-time.After(100 * time.Millisecond):
+	default:
 	}
 	held[0].Release()
 	held = append(held[1:], <-read)

@@ -41,22 +41,22 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1e1000001,"method":"x"}`+"\n"+`{"jsonrpc":"2.0","id":-0,"method":"x","params":{"seq":1e1000001,"n":-123456789012345678901234567890.5e-7}}`+"\n"), uint8(17), uint16(500))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":"a\ud800","method":"x","params":{"s":"\udbff\ud800\udc00"}}`+"\r\n"+`{"jsonrpc":"2.0","id":"a\udbff","method":"x"}`+"\n"), uint8(3), uint16(200))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":1,"a":2}}`+"\n"+`{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"x"}`+"\n"+`{"jsonrpc":"2.0","id":1,"method":"x","params":{},"params":[]}`+"\n"), uint8(9), uint16(300))
-	big := `{"jsonrpc":"2.0","id":"cty_1","result":{"text":"` + strings.Repeat("x", parkResultFrom) + `"}}` + "\n"
+	big := `{"jsonrpc":"2.0","id":"cty_1","result":{"text":"` + strings.Repeat("x", (64<<10)) + `"}}` + "\n"
 	f.Add([]byte(big+big+`{"jsonrpc":"2.0","id":"cty\u005f2","result":{"a":1},"error":{"code":1}}`+"\n"), uint8(255), uint16(65535))
 	f.Fuzz(func(t *testing.T, in []byte, chunk uint8, limit uint16) {
 		var out bytes.Buffer
 		s := NewStream(&trickle{b: in, n: int(chunk) + 1}, &out, nil, int64(limit)+1, nil)
 		// Calls of ours that answers in the input may meet: one sent, one
 		// not yet; both end with Forget, which must leave nothing held.
-		sent := s.Await("cty_1")
-		sent.Sent()
-		unsent := s.Await("cty_2")
+		sent := s.await("cty_1")
+		sent.markSent()
+		unsent := s.await("cty_2")
 		for {
 			var m struct{ Method string }
 			if err := s.ReadObject(&m); err != nil {
 				break
 			}
-			r := s.TakeRequest()
+			r := s.takeRequest()
 			if !r.ID.IsZero() {
 				if id, _ := r.ID.MarshalJSON(); !json.Valid(id) || !bytes.Contains(in, id) {
 					t.Fatalf("id %q is not valid JSON taken from the input", id)
@@ -67,8 +67,8 @@ func FuzzStream(f *testing.F) {
 			}
 			r.Params.Release()
 		}
-		sent.Forget()
-		unsent.Forget()
+		sent.forget()
+		unsent.forget()
 		if c, _ := leftOver(s); c != 0 || s.budget.due != 0 {
 			t.Fatalf("%d calls still awaited, %d counted as due", c, s.budget.due)
 		}

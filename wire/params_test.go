@@ -26,7 +26,7 @@ type keeper struct {
 }
 
 func (k keeper) Handle(_ context.Context, _ *jsonrpc2.Conn, _ *jsonrpc2.Request) {
-	in := k.s.TakeRequest()
+	in := k.s.takeRequest()
 	view := in.Params.Bytes()
 	if err := k.s.Reply(in.ID, struct{}{}); err != nil {
 		panic(err)
@@ -73,7 +73,7 @@ func TestBeforeReleaseRunsWhileTheBytesHold(t *testing.T) {
 		if err := s.ReadObject(&v); err != nil {
 			t.Fatal(err)
 		}
-		return s.TakeRequest().Params
+		return s.takeRequest().Params
 	}
 	p := take()
 	var copied []byte

@@ -16,28 +16,45 @@ type frameError struct {
 
 // message is what skeleton learns of a valid frame.
 type message struct {
-	// skel is what the library decodes: for a request only its method and
+	// skel is what the library decodes of a request: only its method and
 	// whether it has an id (the id and params reach the handler as the
-	// host's bytes, through TakeRequest); for a response the frame itself,
-	// or, when it is a large answer to a call of ours, the frame with {}
-	// for its result (the bytes reach the caller through Call.Result).
+	// host's bytes, through takeRequest). A response never reaches the
+	// library: the read loop delivers it to the call of ours it answers.
 	skel    []byte
 	request bool
 	id      ID
 	rawID   json.RawMessage
-	// value is the request's params, or the kept result; nil when absent.
+	// value is the request's params, or the awaited result; nil when
+	// absent.
 	value []byte
-	// answers is the call of ours this response is the first answer to.
-	answers *Call
+	// errValue is an awaited response's error member.
+	errValue []byte
+	// answers is the call of ours this response is the first answer to
+	// (nil for a request, or an answer nobody awaits).
+	answers *call
+	// response marks a frame that answers a call (awaited or not).
+	response bool
 }
 
 // skeleton validates a frame and finds its members. Validation and
 // locating the members are one pass of jsonscan over the frame (a large
 // frame's second half is validated on another core meanwhile), so a 64 MiB
-// payload is read once here, not once per question asked of it.
+// payload is read once here, not once per question asked of it; a large
+// frame that is mostly one string is validated in halves instead
+// (validHalves), which finds the members too.
 func (s *Stream) skeleton(line []byte) (message, *frameError) {
+	// A large frame whose middle is inside a long string (a 17 MiB tool
+	// output) is validated on two cores (validHalves). Any other frame,
+	// and one that may be invalid, gets the one validating pass, which
+	// names the error.
 	sc := jsonscan.Scanner{B: line}
-	members, err := sc.Members(make([]jsonscan.Member, 0, 8))
+	members, ok := validHalves(line, make([]jsonscan.Member, 0, 8))
+	var err error
+	if ok {
+		sc.Trusted = true
+	} else {
+		members, err = sc.Members(make([]jsonscan.Member, 0, 8))
+	}
 	switch {
 	case errors.As(err, new(jsonscan.ErrNotObject)) && line[0] == '[':
 		return message{}, &frameError{Error: &Error{Code: CodeInvalidRequest, Message: "batches are not supported"}}
@@ -100,17 +117,12 @@ func (s *Stream) response(line []byte, f frameMembers, m message) (message, *fra
 		// A response to nothing we can name; answering would loop.
 		return m, &frameError{Error: &Error{Code: CodeInvalidRequest, Message: "invalid response: no id"}}
 	}
-	m.skel = line
-	if m.answers = s.awaited(m.id); m.answers == nil || f.result == nil {
+	m.response = true
+	if m.answers = s.awaited(m.id); m.answers == nil {
 		return m, nil
 	}
-	result := f.value(line, f.result)
-	if len(result) < parkResultFrom {
-		return m, nil
-	}
-	m.value = result
-	m.skel = make([]byte, 0, len(m.rawID)+48)
-	m.skel = append(append(append(m.skel, `{"jsonrpc":"2.0","id":`...), m.rawID...), `,"result":{}}`...)
+	m.value = f.value(line, f.result)
+	m.errValue = f.value(line, f.err)
 	return m, nil
 }
 

@@ -1,15 +1,20 @@
 // Package wire is continuity's JSON-RPC transport: NDJSON frames over a
-// pipe, carried by github.com/sourcegraph/jsonrpc2 through a custom
-// ObjectStream.
+// pipe. Conn is the connection — the one place that touches
+// github.com/sourcegraph/jsonrpc2, whose read loop reads frames through a
+// custom ObjectStream (the Stream) and calls the Conn's handler — with
+// what golang.org/x/tools' jsonrpc2_v2 offers: a handler called in the
+// read loop, Call, Notify, Close and Wait.
 //
 // The library decodes params into maps and re-encodes results with
 // encoding/json, which is slow for 64 MiB payloads and changes bytes
 // (whitespace, key order, HTML escapes). The Stream avoids both. On the way
-// in, each frame is validated once; the library decodes only a skeleton
-// (method, and whether there is an id), and the request's id and params
-// are handed to the handler as the host's own bytes: an ID, and Params
-// that own their frame buffer until released. On the way out, a RawResult
-// says in its type that it is written byte for byte from borrowed slices.
+// in, each frame is validated once; the library decodes only a skeleton of
+// a request (its method, and whether there is an id), and the request's id
+// and params are handed to the handler as the host's own bytes: an ID, and
+// Params that own their frame buffer until released. An answer to one of
+// our calls never reaches the library: the read loop delivers its bytes to
+// the waiting Call. On the way out, a RawResult says in its type that it is
+// written byte for byte from borrowed slices.
 //
 // The Stream also answers what the library cannot: a malformed line gets a
 // -32700 reply, an oversized frame a -32600 FRAME_TOO_LARGE reply (both with
@@ -19,13 +24,13 @@
 // Buffer lifetime. A frame that fits in the 64 KiB read buffer is a slice
 // of it, and that buffer is never written again; a larger frame is read
 // into a pool buffer. A frame's bytes count in flight from the moment it
-// is read. A request's params become a *Params, which the handler takes
-// with TakeRequest in the library's read loop; whoever holds it then
-// either releases it once nothing refers to the bytes (the pool buffer
-// carries a later frame) or keeps it (the bytes become ordinary memory).
-// A large answer to a call of ours is a *Params too, from Call.Result. No
-// other path refers to a frame buffer, and a reply that borrows from one
-// is a RawResult, written before its Params are released.
+// is read. A request's params become a *Params, which the Conn hands to
+// its handler in the library's read loop; whoever holds it then either
+// releases it once nothing refers to the bytes (the pool buffer carries a
+// later frame) or keeps it (the bytes become ordinary memory). The answer
+// to a call of ours is a *Params too, returned by Conn.Call. No other path
+// refers to a frame buffer, and a reply that borrows from one is a
+// RawResult, written before its Params are released.
 package wire
 
 import (
@@ -35,6 +40,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -46,23 +52,26 @@ import (
 const DefaultMaxFrameBytes = 256 << 20
 
 // Stream is a jsonrpc2.ObjectStream over NDJSON. It is safe for one reader
-// (the jsonrpc2 read loop) and many concurrent writers.
+// (the library's read loop, which Conn runs) and many concurrent writers.
 type Stream struct {
 	frames *frameReader
 	budget *budget
 	closer io.Closer
 	log    *zap.Logger
 
-	wmu sync.Mutex
-	w   *bufio.Writer // guarded by wmu; coalesces the small parts of a message
+	// wlock is held (a token in it) by the one line being written; a
+	// channel, not a mutex, so that a line that may be given up (our
+	// $/cancelRequest) can stop waiting for it.
+	wlock chan struct{}
+	w     *bufio.Writer // guarded by wlock; coalesces the small parts of a message
 
 	mu sync.Mutex
 	// calls are our calls to the host still waiting for their answer, by
 	// ID key.
-	calls map[string]*Call
+	calls map[string]*call
 
 	// delivered is the request the library was just given: its handler
-	// takes it (TakeRequest) before the library reads the next frame, since
+	// takes it (takeRequest) before the library reads the next frame, since
 	// jsonrpc2.Conn calls the handler synchronously in its read loop. Only
 	// the read loop touches it.
 	delivered Request
@@ -79,15 +88,24 @@ type Stream struct {
 	OnLostFrame func()
 
 	lastPause time.Time // read loop only
+
+	// closed is set by the Conn's Close: a frame read from then on is
+	// dropped unlooked-at.
+	closed atomic.Bool
 }
 
 // Request is what the handler of a request or notification takes from the
 // Stream: its id exactly as sent (zero for a notification) and its params
 // (nil when absent), which the handler owns from then on.
 type Request struct {
+	Method string
 	ID     ID
 	Params *Params
 }
+
+// IsCall reports a request that expects an answer (it has an id); a
+// notification has none.
+func (r Request) IsCall() bool { return !r.ID.IsZero() }
 
 // NewStream returns a Stream reading frames from r and writing to w.
 // maxFrame ≤ 0 means DefaultMaxFrameBytes. closer (may be nil) is closed by
@@ -103,9 +121,10 @@ func NewStream(r io.Reader, w io.Writer, closer io.Closer, maxFrame int64, log *
 		frames: newFrameReader(r, maxFrame),
 		budget: newBudget(DefaultMaxInFlight, maxFrame),
 		w:      bufio.NewWriterSize(w, 64<<10),
+		wlock:  make(chan struct{}, 1),
 		closer: closer,
 		log:    log,
-		calls:  make(map[string]*Call),
+		calls:  make(map[string]*call),
 	}
 }
 
@@ -120,6 +139,15 @@ func (s *Stream) ReadObject(v any) error {
 	for {
 		s.budget.waitRoom(s.paused)
 		fr, err := s.frames.next()
+		if s.closed.Load() {
+			// Closed while the frame was on its way: nothing of it may
+			// take effect, not even an error reply.
+			s.frames.recycle(fr)
+			if err == nil || errors.Is(err, errFrameTooLarge) {
+				err = s.discardRest()
+			}
+			return err
+		}
 		if errors.Is(err, errFrameTooLarge) {
 			s.log.Warn("frame too large", zap.Int64("limit", s.frames.max))
 			s.WriteError(nil, &Error{Code: CodeInvalidRequest, Message: "frame exceeds the frame limit",
@@ -139,6 +167,24 @@ func (s *Stream) ReadObject(v any) error {
 	}
 }
 
+// discardRest reads the frames left until input ends and drops them
+// unlooked-at (the connection is closed: nothing of them may take
+// effect, not even an error reply). It returns the end of input.
+func (s *Stream) discardRest() error {
+	s.delivered.Params.Release()
+	s.delivered = Request{}
+	for {
+		fr, err := s.frames.next()
+		if errors.Is(err, errFrameTooLarge) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		s.frames.recycle(fr)
+	}
+}
+
 // paused logs that reading stopped because too much is held for the host,
 // at most once a second (a host that reads slowly pauses it often).
 func (s *Stream) paused(held int64) {
@@ -148,9 +194,9 @@ func (s *Stream) paused(held int64) {
 	}
 }
 
-// TakeRequest hands the request the library just delivered to its
+// takeRequest hands the request the library just delivered to its
 // handler. Call it once per request, in the handler the library calls.
-func (s *Stream) TakeRequest() Request {
+func (s *Stream) takeRequest() Request {
 	r := s.delivered
 	s.delivered = Request{}
 	return r
@@ -186,21 +232,38 @@ func (s *Stream) decode(fr frame, v any) bool {
 	if m.value != nil {
 		owner = &Params{b: m.value, fr: fr, s: s, held: size}
 	}
+	if m.response {
+		s.deliver(m, owner)
+		return false // nothing for the library: the loop reads on
+	}
 	if err := json.Unmarshal(m.skel, v); err != nil {
 		s.log.Warn("invalid message", zap.String("reason", DecodeError(err)))
 		owner.Release()
-		if m.request {
-			s.WriteError(m.rawID, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + DecodeError(err)})
-		}
+		s.WriteError(m.rawID, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + DecodeError(err)})
 		return false
 	}
-	switch {
-	case m.answers != nil:
-		s.answer(m.answers, owner)
-	case m.request:
-		s.delivered = Request{ID: m.id, Params: owner}
-	}
+	s.delivered = Request{ID: m.id, Params: owner}
 	return true
+}
+
+// deliver hands a response to the call of ours it answers; one nobody
+// awaits (a duplicate, or the answer to a call given up) is dropped, as is
+// one whose error member is not an error object.
+func (s *Stream) deliver(m message, result *Params) {
+	if m.answers == nil {
+		s.log.Debug("ignored an answer to no call of ours")
+		return
+	}
+	var e *RemoteError
+	if m.errValue != nil {
+		var err error
+		if e, err = remoteError(m.errValue); err != nil {
+			s.log.Warn("invalid message", zap.String("reason", DecodeError(err)))
+			result.Release()
+			return
+		}
+	}
+	s.answer(m.answers, result, e)
 }
 
 // lostFrame runs OnLostFrame, if set.

@@ -54,7 +54,7 @@ func TestIDsAreIntegersOrStrings(t *testing.T) {
 			t.Errorf("id %s: ReadObject = %v, reply %s", c.id, err, out.String())
 			continue
 		}
-		r := s.TakeRequest()
+		r := s.takeRequest()
 		if !c.ok {
 			echo := c.id
 			if c.id[0] != '"' && (c.id[0] < '0' || c.id[0] > '9') && c.id[0] != '-' {
@@ -137,7 +137,7 @@ func TestParamsStayIntactUntilReleased(t *testing.T) {
 		if err := s.ReadObject(&v); err != nil {
 			t.Fatal(err)
 		}
-		p := s.TakeRequest().Params
+		p := s.takeRequest().Params
 		if string(p.Bytes()) != want {
 			t.Fatalf("params of %d bytes are not the frame's", len(p.Bytes()))
 		}

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -71,14 +72,14 @@ func (o *RawObject) Result() (RawResult, error) {
 func (s *Stream) Reply(id ID, result any) error {
 	head := append(append([]byte(`{"jsonrpc":"2.0","id":`), idBytes(id)...), `,"result":`...)
 	if r, ok := result.(RawResult); ok {
-		return s.writeLine(append(append([][]byte{head}, r.parts...), []byte("}\n")), int64(len(head)))
+		return s.writeLine(context.Background(), append(append([][]byte{head}, r.parts...), []byte("}\n")), int64(len(head)))
 	}
 	b, err := json.Marshal(result)
 	if err != nil {
 		return err
 	}
 	b = UnescapeHTML(b)
-	return s.writeLine([][]byte{head, b, []byte("}\n")}, int64(len(head)+len(b)))
+	return s.writeLine(context.Background(), [][]byte{head, b, []byte("}\n")}, int64(len(head)+len(b)))
 }
 
 // ReplyError answers the request with the id with an error.
@@ -86,15 +87,47 @@ func (s *Stream) ReplyError(id ID, e *Error) error {
 	return s.writeError(idBytes(id), e)
 }
 
-// WriteObject writes one message of the library's (our own calls and
-// notifications) as one line.
+// WriteObject writes one message of the library's as one line. The
+// library writes nothing on its own (Conn sends our calls and
+// notifications itself); it is here because the library's ObjectStream
+// has it.
 func (s *Stream) WriteObject(obj any) error {
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return err
 	}
 	b = UnescapeHTML(b)
-	return s.writeLine([][]byte{b, {'\n'}}, int64(len(b)))
+	return s.writeLine(context.Background(), [][]byte{b, {'\n'}}, int64(len(b)))
+}
+
+// writeRequest writes a request or notification of ours (id "" is a
+// notification) with the members in the order the library wrote them.
+// params nil leaves the member out. ctx bounds only the wait for the
+// pipe to be free: a write under way cannot be taken back.
+func (s *Stream) writeRequest(ctx context.Context, id, method string, params any) error {
+	head := make([]byte, 0, 64+len(method))
+	if id != "" {
+		head = append(strconv.AppendQuote(append(head, `{"id":`...), id), ',')
+	} else {
+		head = append(head, '{')
+	}
+	head = append(head, `"jsonrpc":"2.0","method":`...)
+	mb, err := json.Marshal(method)
+	if err != nil {
+		return err
+	}
+	head = append(head, UnescapeHTML(mb)...)
+	if params == nil {
+		head = append(head, "}\n"...)
+		return s.writeLine(ctx, [][]byte{head}, int64(len(head)))
+	}
+	pb, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	pb = UnescapeHTML(pb)
+	head = append(head, `,"params":`...)
+	return s.writeLine(ctx, [][]byte{head, pb, []byte("}\n")}, int64(len(head)+len(pb)+2))
 }
 
 // WriteError writes an error response with the given id (nil: id null).
@@ -113,7 +146,7 @@ func (s *Stream) writeError(id []byte, e *Error) error {
 		return err
 	}
 	head := append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"error":`...)
-	return s.writeLine([][]byte{head, b, []byte("}\n")}, int64(len(head)+len(b)))
+	return s.writeLine(context.Background(), [][]byte{head, b, []byte("}\n")}, int64(len(head)+len(b)))
 }
 
 // writeLine writes parts as one line. Large parts go to the pipe directly;
@@ -121,12 +154,21 @@ func (s *Stream) writeError(id []byte, e *Error) error {
 // one write per slice. The n bytes encoded for the line count in flight
 // while it waits for the pipe (the borrowed slices of a RawResult are
 // counted by their Params already), so replies the host does not read
-// hold up reading.
-func (s *Stream) writeLine(parts [][]byte, n int64) error {
+// hold up reading. A line waits for the lines before it; ctx ending
+// first gives it up unwritten (a line is never cut).
+func (s *Stream) writeLine(ctx context.Context, parts [][]byte, n int64) error {
 	s.budget.write(1, n)
 	defer s.budget.write(-1, n)
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
+	select {
+	case s.wlock <- struct{}{}:
+	default:
+		select {
+		case s.wlock <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	defer func() { <-s.wlock }()
 	for _, p := range parts {
 		if _, err := s.w.Write(p); err != nil {
 			return err

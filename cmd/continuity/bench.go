@@ -10,9 +10,9 @@ import (
 )
 
 // benchCmd runs the performance comparison (package bench) with this very
-// binary as the plugin under test, prints the table and writes it as JSON
-// and Markdown. It exits 1 when a measurement fails and, with --strict,
-// 3 when a docs/design.md §6 bar fails.
+// binary as the plugin under test, --repeat times, prints the table and
+// writes it as JSON and Markdown. It exits 1 when a measurement fails and,
+// with --strict, 3 when a docs/design.md §6 bar fails in any run.
 func benchCmd(args []string) int {
 	c := newCommand("bench")
 	quick := c.Bool("quick", false, "small sizes only, for a fast check (bars are then computed at the largest size measured)")
@@ -20,7 +20,8 @@ func benchCmd(args []string) int {
 	runs := c.Int("runs", 0, "least number of samples per case (default 5, quick 3)")
 	out := c.String("out", "bench-results", "directory for bench.json and bench.md")
 	noNode := c.Bool("no-node", false, "skip the Node.js reference even when node is installed")
-	strict := c.Bool("strict", false, "exit 3 when a docs/design.md §6 bar fails")
+	strict := c.Bool("strict", false, "exit 3 when a docs/design.md §6 bar fails (with --repeat: fails in any run)")
+	repeat := c.Int("repeat", 1, "run the whole comparison N times and report, for each bar, the worst run and how many passed")
 	if code, ok := c.parse(args, 0); !ok {
 		return code
 	}
@@ -38,6 +39,9 @@ func benchCmd(args []string) int {
 	if *runs < 0 {
 		return c.fail(2, "--runs must not be negative")
 	}
+	if *repeat < 1 {
+		return c.fail(2, "--repeat must be at least 1, not %d", *repeat)
+	}
 	if *runs > 0 {
 		cfg.Runs = *runs
 	}
@@ -49,7 +53,7 @@ func benchCmd(args []string) int {
 	}
 	cfg.Binary = exe
 
-	rep, err := bench.Run(cfg)
+	rep, err := bench.Repeat(cfg, *repeat)
 	if err != nil {
 		return c.fail(1, "%v", err)
 	}
@@ -60,11 +64,19 @@ func benchCmd(args []string) int {
 		return c.fail(1, "%v", err)
 	}
 	fmt.Printf("\nwrote %s and %s\n", filepath.Join(*out, "bench.json"), filepath.Join(*out, "bench.md"))
-	if *strict {
-		for _, b := range rep.Bars {
-			if !b.Pass {
-				return 3
-			}
+	return benchExit(rep, *strict)
+}
+
+// benchExit is the exit code of a finished bench: 3 under strict when a
+// bar failed in any run (a series' bar passes only when every run passed
+// it), else 0.
+func benchExit(rep *bench.Report, strict bool) int {
+	if !strict {
+		return 0
+	}
+	for _, b := range rep.Bars {
+		if !b.Pass || b.Passed < b.Runs {
+			return 3
 		}
 	}
 	return 0

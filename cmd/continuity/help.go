@@ -85,9 +85,10 @@ pointed at it. Exits 1 when it finds a problem, each with its fix.`,
 		examples: []string{"continuity demo", "continuity demo --list", "continuity demo --scenario NAME --bypass"},
 	},
 	"bench": {
-		synopsis: []string{"continuity bench [--quick] [--sizes LIST] [--runs N] [--out DIR] [--no-node] [--strict]"},
-		summary:  "Measures the filter and the wire against SHA-256, encoding/json and Node.js; writes bench.json and bench.md.",
-		examples: []string{"continuity bench --quick", "continuity bench --sizes 1MiB,16MiB --out /tmp/bench"},
+		synopsis: []string{"continuity bench [--quick] [--sizes LIST] [--runs N] [--repeat N] [--out DIR] [--no-node] [--strict]"},
+		summary: "Measures the filter and the wire against SHA-256, encoding/json and Node.js, and continuity proxy against a plain reverse proxy; " +
+			"checks the docs/design.md §6 bars and writes bench.json and bench.md. With --repeat N each bar shows how many of the N runs passed and the worst run.",
+		examples: []string{"continuity bench --quick", "continuity bench --sizes 1MiB,16MiB --out /tmp/bench", "continuity bench --repeat 5 --strict"},
 	},
 	"scenario run": {
 		synopsis: []string{"continuity scenario run [--bypass] [--binary PATH] [--log] FILE"},

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -60,31 +61,38 @@ func TestLimitDropsOldestAndSaysSo(t *testing.T) {
 
 // Close waits for the goroutine even past its deadline: it cancels the
 // running item and returns only once that item has returned, so the owner
-// may close what the work uses right after.
+// may close what the work uses right after. The item's cleanup outlasts
+// the deadline on synctest's clock, so the test takes no real time.
 func TestCloseCancelsAtDeadlineAndWaits(t *testing.T) {
-	started := make(chan struct{})
-	var returned bool
-	q := New(context.Background(), func(ctx context.Context, n int) {
-		if n == 0 {
-			close(started)
+	synctest.Test(t, func(t *testing.T) {
+		started := make(chan struct{})
+		var returned bool
+		q := New(context.Background(), func(ctx context.Context, n int) {
+			if n == 0 {
+				close(started)
+			}
+			<-ctx.Done()
+			time.Sleep(20 * time.Millisecond) // cleanup after cancellation
+			returned = true
+		}, Options[int]{})
+		q.Push(0)
+		q.Push(1)
+		q.Push(2)
+		<-started
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		began := time.Now()
+		unrun := q.Close(ctx)
+		if !returned {
+			t.Fatal("Close returned before the running item did")
 		}
-		<-ctx.Done()
-		time.Sleep(20 * time.Millisecond) // cleanup after cancellation
-		returned = true
-	}, Options[int]{})
-	q.Push(0)
-	q.Push(1)
-	q.Push(2)
-	<-started
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	unrun := q.Close(ctx)
-	if !returned {
-		t.Fatal("Close returned before the running item did")
-	}
-	if unrun != 2 {
-		t.Fatalf("unrun = %d, want 2", unrun)
-	}
+		if waited := time.Since(began); waited != 70*time.Millisecond {
+			t.Fatalf("Close returned after %v, want the 50ms deadline plus the item's 20ms cleanup", waited)
+		}
+		if unrun != 2 {
+			t.Fatalf("unrun = %d, want 2", unrun)
+		}
+	})
 }
 
 func TestParentContextEndsTheQueue(t *testing.T) {
@@ -121,34 +129,41 @@ func rangeInts(n int) []int {
 	return out
 }
 
+// TestHoldKeepsItemsWaitingUntilEveryRelease: while any hold is taken no
+// item runs; synctest.Wait lets the queue's goroutine do whatever it would
+// before the test looks, instead of a sleep that hopes it has.
 func TestHoldKeepsItemsWaitingUntilEveryRelease(t *testing.T) {
-	ran := make(chan int, 8)
-	q := New(context.Background(), func(_ context.Context, n int) { ran <- n }, Options[int]{})
-	defer q.Close(context.Background())
-	first, second := q.Hold(), q.Hold()
-	q.Push(1)
-	q.Push(2)
-	first()
-	first() // a release counts once
-	select {
-	case n := <-ran:
-		t.Fatalf("item %d ran while a hold was still taken", n)
-	case <-time.After(50 * time.Millisecond):
-	}
-	if q.Len() != 2 {
-		t.Fatalf("Len = %d while held, want 2", q.Len())
-	}
-	second()
-	for want := 1; want <= 2; want++ {
+	synctest.Test(t, func(t *testing.T) {
+		ran := make(chan int, 8)
+		q := New(context.Background(), func(_ context.Context, n int) { ran <- n }, Options[int]{})
+		defer q.Close(context.Background())
+		first, second := q.Hold(), q.Hold()
+		q.Push(1)
+		q.Push(2)
+		first()
+		first() // a release counts once
+		synctest.Wait()
 		select {
 		case n := <-ran:
-			if n != want {
-				t.Fatalf("ran %d, want %d (push order)", n, want)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("item %d did not run after the last release", want)
+			t.Fatalf("item %d ran while a hold was still taken", n)
+		default:
 		}
-	}
+		if q.Len() != 2 {
+			t.Fatalf("Len = %d while held, want 2", q.Len())
+		}
+		second()
+		synctest.Wait()
+		for want := 1; want <= 2; want++ {
+			select {
+			case n := <-ran:
+				if n != want {
+					t.Fatalf("ran %d, want %d (push order)", n, want)
+				}
+			default:
+				t.Fatalf("item %d did not run after the last release", want)
+			}
+		}
+	})
 }
 
 func TestCloseRunsHeldItems(t *testing.T) {

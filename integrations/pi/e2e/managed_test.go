@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -98,26 +99,38 @@ func jsonText(s string) string {
 // TestCompactionBenchRow compacts the same session twice — once with the
 // extension, where continuity's RESEED query is the summary, once with pi
 // alone, where pi's own compaction asks the model — and reports, for each,
-// the time /compact took, the model calls it made and the tokens of the
-// context the next request carried (the double counts four bytes a
-// token). Run with -v to read the row; it fails unless the managed
+// the time /compact took once pi was ready, the model calls it made, the
+// summary's tokens and the tokens of the context the next request carried
+// (four bytes a token; the tools the request declares apart, since the
+// extension adds its own). pi's own summary is the double's short answer, not
+// a real model's, so only the time and the calls compare as they would in
+// use; the tokens show what continuity's query costs. Run with -v to read the row; it fails unless the managed
 // compaction makes no model call and pi's own makes at least one.
 func TestCompactionBenchRow(t *testing.T) {
 	line := piLines(t)[1]
 	type row struct {
-		calls, tokens int
-		took          time.Duration
+		calls, tokens, tools, summary int
+		took                          time.Duration
 	}
 	measure := func(without bool) row {
 		r := compactedSession(t, line)
 		r.withoutExtension = without
 		p := r.rpc("acct-A")
+		// pi answers commands once its extensions have loaded (the
+		// extension's load starts the plugin): the clock starts after that,
+		// so the row times the compaction, not pi's or the plugin's start.
+		p.send(map[string]any{"type": "get_state"})
+		p.await("the get_state response", func(m map[string]any) bool {
+			return str(m, "type") == "response" && str(m, "command") == "get_state"
+		})
 		before := len(r.sup.Requests())
 		start := time.Now()
-		if res := p.compact(); res["success"] != true {
+		res := p.compact()
+		took := time.Since(start)
+		if res["success"] != true {
 			t.Fatalf("compact (pi alone %v): %v", without, res)
 		}
-		took := time.Since(start)
+		data, _ := res["data"].(map[string]any)
 		calls := len(r.sup.Requests()) - before
 		sent := len(r.sup.Requests())
 		p.prompt("and the tests")
@@ -127,12 +140,21 @@ func TestCompactionBenchRow(t *testing.T) {
 			t.Fatalf("no request after the compaction (pi alone %v)", without)
 		}
 		p.stop()
-		return row{calls: calls, tokens: len(reqs[0].Body) / 4, took: took}
+		// The extension's tools (continue_session, session_recall, …) ride
+		// on every request pi makes with it: counted apart, so that the
+		// context row compares the contexts.
+		var body map[string]json.RawMessage
+		if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		tools := len(body["tools"])
+		return row{calls: calls, tokens: (len(reqs[0].Body) - tools) / 4, tools: tools / 4, summary: len(str(data, "summary")) / 4, took: took}
 	}
 	managed, own := measure(false), measure(true)
 	t.Logf("compaction of the same 3-turn session, pi %s (machine shared, one run each):", line.name)
-	t.Logf("  continuity RESEED query: %8s  %d model calls  next context %d tokens", managed.took.Round(time.Millisecond), managed.calls, managed.tokens)
-	t.Logf("  pi's own compaction:     %8s  %d model calls  next context %d tokens", own.took.Round(time.Millisecond), own.calls, own.tokens)
+	t.Logf("  continuity RESEED query: %8s  %d model calls  summary %5d tokens  next context %d tokens + tools %d", managed.took.Round(time.Millisecond), managed.calls, managed.summary, managed.tokens, managed.tools)
+	t.Logf("  pi's own compaction:     %8s  %d model calls  summary %5d tokens  next context %d tokens + tools %d", own.took.Round(time.Millisecond), own.calls, own.summary, own.tokens, own.tools)
+	t.Logf("  managed/own: time %.2f×, next context tokens %.2f×", float64(managed.took)/float64(own.took), float64(managed.tokens)/float64(own.tokens))
 	if managed.calls != 0 || own.calls == 0 {
 		t.Fatalf("model calls: managed %d (want 0), pi's own %d (want at least 1)", managed.calls, own.calls)
 	}

@@ -4,20 +4,28 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
 // tuiPi is the real pi terminal interface in a tmux session of its own
-// (its own server socket, a fixed 160×50 window), driven with send-keys
-// and read with capture-pane, as a person at the terminal would.
+// (its own server socket, a fixed 160-column window, 50 rows unless a test
+// needs a whole transcript on screen), driven with send-keys and read with
+// capture-pane, as a person at the terminal would.
 type tuiPi struct {
 	t      *testing.T
 	socket string
 }
 
 func (r *rig) tui(acct string) *tuiPi {
+	r.t.Helper()
+	return r.tuiRows(acct, 50)
+}
+
+// tuiRows is tui with a window rows high.
+func (r *rig) tuiRows(acct string, rows int) *tuiPi {
 	r.t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		r.t.Fatalf("tmux is not installed: run scripts/setup.d/40-tmux.sh (%v)", err)
@@ -31,7 +39,7 @@ func (r *rig) tui(acct string) *tuiPi {
 		quoted = append(quoted, "'"+strings.ReplaceAll(c, "'", `'\''`)+"'")
 	}
 	shell := "cd '" + r.workDir + "' && exec " + strings.Join(quoted, " ")
-	if out, err := exec.Command("tmux", "-L", p.socket, "new-session", "-d", "-s", "pi", "-x", "160", "-y", "50", shell).CombinedOutput(); err != nil {
+	if out, err := exec.Command("tmux", "-L", p.socket, "new-session", "-d", "-s", "pi", "-x", "160", "-y", strconv.Itoa(rows), shell).CombinedOutput(); err != nil {
 		r.t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
 	r.t.Cleanup(func() {
@@ -144,6 +152,76 @@ func TestTmuxContinuityViewAndSwitchPause(t *testing.T) {
 
 			p.typeLine("/continuity context")
 			p.wait("Context boundary:")
+		})
+	}
+}
+
+// TestTmuxSwitchPauseEnableAndKeepOff drives the pause's two other
+// choices in the real pi TUI of both lines. Enable for this session: the
+// policy is on for the turn that paused, so its requests (the tool step
+// and the answer) are accepted as B, and the footer says On. Keep off:
+// the request goes as pi built it, with A's reasoning, and the supplier
+// rejects it; the rejection offers Enable, and Cancel there leaves the
+// policy off.
+func TestTmuxSwitchPauseEnableAndKeepOff(t *testing.T) {
+	for _, line := range piLines(t) {
+		t.Run(line.name+"/enable", func(t *testing.T) {
+			r := newRig(t, line)
+			if res := r.print("acct-A", "list the files"); res.err != nil {
+				t.Fatalf("turn 1 as A: %v\n%s", res.err, res.stderr)
+			}
+			p := r.tui("acct-B")
+			p.wait("Visible-history continuation: Off")
+			sent := len(r.sup.Requests())
+			p.typeLine("list the files")
+			p.wait("You switched to a different account")
+			p.keys(false, "Enter") // the first choice: Enable for this session
+			p.wait("Visible-history continuation is on for this session.")
+			deadline := time.Now().Add(90 * time.Second)
+			for len(r.sup.Requests())-sent < 2 {
+				if time.Now().After(deadline) {
+					t.Fatalf("after Enable the turn sent %d requests, want the tool step and the answer", len(r.sup.Requests())-sent)
+				}
+				time.Sleep(250 * time.Millisecond)
+			}
+			for _, req := range r.sup.Requests()[sent:] {
+				if req.Status != 200 || req.Account != "acct-B" {
+					t.Fatalf("after Enable: %s %d %s", req.Account, req.Status, req.Problem)
+				}
+			}
+			p.typeLine("/continuity")
+			p.wait("Session policy: On")
+		})
+		t.Run(line.name+"/keep-off", func(t *testing.T) {
+			r := newRig(t, line)
+			if res := r.print("acct-A", "list the files"); res.err != nil {
+				t.Fatalf("turn 1 as A: %v\n%s", res.err, res.stderr)
+			}
+			p := r.tui("acct-B")
+			p.wait("Visible-history continuation: Off")
+			sent := len(r.sup.Requests())
+			p.typeLine("list the files")
+			p.wait("You switched to a different account")
+			p.keys(false, "Down")
+			time.Sleep(300 * time.Millisecond)
+			p.keys(false, "Enter") // Keep off
+			s := p.wait("Enable visible-history continuation")
+			reqs := r.sup.Requests()[sent:]
+			if len(reqs) != 1 || reqs[0].Status != 400 || reqs[0].Account != "acct-B" {
+				t.Fatalf("Keep off: want the one request pi built, rejected, got %d (%v)", len(reqs), reqs)
+			}
+			if !strings.Contains(s, "Cancel") {
+				t.Fatalf("the rejection offer has no Cancel:\n%s", s)
+			}
+			p.keys(false, "Down")
+			time.Sleep(300 * time.Millisecond)
+			p.keys(false, "Enter") // Cancel
+			time.Sleep(2 * time.Second)
+			p.typeLine("/continuity")
+			p.wait("Session policy: Off")
+			if n := len(r.sup.Requests()) - sent; n != 1 {
+				t.Fatalf("declining the offer re-sent something: %d requests", n)
+			}
 		})
 	}
 }

@@ -3,6 +3,8 @@
 //   /continuity on|off|default    this session's policy (on only after the loss disclosure is confirmed)
 //   /continuity new-sessions on|off   the creation-time default for sessions born afterwards
 //   /continuity lineage | handoff the session's lineage path and the handoff that created it
+//   /continuity handoff <edge>    the handoff of a transition card's edge (places.ts)
+//   /continuity open [id] | back  to the continuation, or back to the predecessor (places.ts)
 //   /continuity context           the last managed-context boundary decision (boundary.ts)
 //   /continuity rule provenance|turn  the omission rule admitted requests follow (provenance.ts)
 // Without a UI, confirming is part of the command: `/continuity on confirm`.
@@ -12,6 +14,8 @@ import { endCommand } from "./printmode.ts";
 import { type Omission, RULES, type Rule } from "./provenance.ts";
 import { policy, views } from "./remote.ts";
 import { writeRule } from "./rule.ts";
+import { goBack, openContinuation } from "./places.ts";
+import { createSuccessor, type SuccessorDeps } from "./successor.ts";
 import type { Texts } from "./texts.ts";
 import type { Prompts } from "./ui.ts";
 import type { HandoffView, LineageView } from "./views.ts";
@@ -29,14 +33,18 @@ export interface CommandDeps {
 	rule(): Rule;
 	/** lastByProvenance is what the provenance rule omitted from the session's last request. */
 	lastByProvenance(sessionId: string): Omission["omitted"] | undefined;
+	/** successor is what open and back use: they move to a continuation, creating one pi 0.73 left waiting. */
+	successor: SuccessorDeps;
 }
 
-export const USAGE = "/continuity [on|off|default|new-sessions on|off|rule provenance|turn|context|lineage|handoff]";
+export const USAGE = "/continuity [on|off|default|new-sessions on|off|rule provenance|turn|context|lineage|handoff [edge]|open|back]";
 
 export async function continuityCommand(ext: CommandDeps, args: string, ctx: ExtensionCommandContext): Promise<void> {
 	const words = args.trim().split(/\s+/).filter(Boolean);
 	const t = ext.texts.t.bind(ext.texts);
 	const out = (s: string) => (ctx.hasUI ? ctx.ui.notify(s, "info") : process.stdout.write(`${s}\n`));
+	// After open or back pi shows another session, and this ctx is stale.
+	let moved = false;
 	await ext.prompts.guard(ctx, async () => {
 		const { peer } = await ext.connect();
 		const sid = ctx.sessionManager.getSessionId();
@@ -78,15 +86,21 @@ export async function continuityCommand(ext: CommandDeps, args: string, ctx: Ext
 			case "lineage":
 				out(renderLineage(ext.texts, (await views.lineage(peer, sid)) as LineageView));
 				return;
+			case "open":
+				moved = await openContinuation(ext.successor, arg, ctx, (id) => createSuccessor(ext.successor, ctx, id));
+				return;
+			case "back":
+				moved = await goBack(ext.successor, ctx);
+				return;
 			case "handoff": {
-				const edge = lastEdge((await views.lineage(peer, sid)) as LineageView);
+				const edge = arg ?? lastEdge((await views.lineage(peer, sid)) as LineageView);
 				out(edge ? renderHandoff(ext.texts, (await views.handoff(peer, edge)) as unknown as HandoffView) : t("continuation.handoff.none"));
 				return;
 			}
 		}
 		ext.prompts.say(ctx, `${t("command.usage")} ${USAGE}`, "warning");
 	});
-	endCommand(ext.pi, ctx);
+	if (!moved) endCommand(ext.pi, ctx);
 }
 
 /** confirmed shows the loss disclosure and asks; without a UI the word "confirm" is the answer. */

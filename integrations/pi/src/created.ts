@@ -53,6 +53,16 @@ export class CreatedSessions {
 		return this.pending.get(sessionId);
 	}
 
+	/** has says whether sessionId's successor still waits for its command. */
+	has(sessionId: string): boolean {
+		return this.pending.has(sessionId);
+	}
+
+	/** values are the successors still waiting, in the order they were asked for. */
+	values(): IterableIterator<PendingSuccessor> {
+		return this.pending.values();
+	}
+
 	/** delete marks the successor's command as run. */
 	delete(sessionId: string): void {
 		this.pending.delete(sessionId);

@@ -28,6 +28,8 @@ export class Extension {
 	readonly texts = new Texts();
 	/** Sessions this process created for the plugin (session/create). */
 	private readonly successors = new CreatedSessions();
+	/** Messages the return offer takes to a continuation, until its editor shows them (places.ts). */
+	private readonly carried = new Map<string, string>();
 	private readonly sessions: Sessions;
 	private readonly prompts: Prompts;
 	private readonly requests: StepRequests;
@@ -51,7 +53,7 @@ export class Extension {
 			created: successors,
 			queue: (text: string) => pi.sendUserMessage(text, { deliverAs: "followUp", expandPromptTemplates: true } as never),
 			remoteEvent: (event: string, args: unknown) =>
-				showPushed({ texts, current: () => sessions.current(), say: (ctx, s) => this.prompts.say(ctx, s), successorTitle: (sid) => successors.get(sid)?.title }, event, args),
+				showPushed({ texts, current: () => sessions.current(), say: (ctx, s) => this.prompts.say(ctx, s) }, event, args),
 		};
 		this.connection = new Connection(
 			() => start(hostVersion, (peer) => serveHost(peer, host)),
@@ -84,6 +86,7 @@ export class Extension {
 			track: (ctx) => void this.sessions.log(ctx),
 			rule: this.rule,
 			lastByProvenance: (sid) => requests.lastByProvenance(sid),
+			successor: this.successorDeps(),
 		};
 	}
 
@@ -98,6 +101,7 @@ export class Extension {
 			connect: () => this.connect(),
 			log: (ctx) => sessions.log(ctx),
 			ended: sessions.ended,
+			carried: this.carried,
 		};
 	}
 

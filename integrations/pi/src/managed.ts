@@ -54,7 +54,9 @@ export async function managedCompaction(ext: ManagedDeps, ctx: ExtensionContext,
 	}
 	const query = d.reseed?.complete ? d.reseed.projection?.query : undefined;
 	if (d.decision !== "RESEED" || !query) {
-		const why = d.decision === "RESEED" ? t("boundary.reseed.incomplete") : line;
+		// A RESEED without a pin rebuilds nothing: its reason is the news.
+		const pinless = d.reason === "pin_missing" || d.reason === "pin_changed";
+		const why = d.decision !== "RESEED" ? line : pinless ? t(`boundary.reason.${d.reason}`) : t("boundary.reseed.incomplete");
 		ext.say(ctx, `${t("compaction.own")} ${why}`);
 		return undefined;
 	}

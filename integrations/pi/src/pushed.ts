@@ -1,10 +1,11 @@
 // What the plugin pushes (remote/event) about the session pi shows: a
 // boundary decision marks the footer (a RESEED) or clears the mark; a
 // notice goes where it belongs — what a request omitted into the footer,
-// a compaction's or a continuation's state as a notification. The
-// rejection offer, the account-switch pause and a request's diagnostic are
-// shown by the flows that own them (requests.ts, ui.ts), so their pushed
-// copies are not said again.
+// a compaction's state as a notification. The rejection offer, the
+// account-switch pause, a request's diagnostic, the transition card and
+// (with a UI) the return offer are shown by the flows that own them
+// (requests.ts, ui.ts, places.ts), so their pushed copies are not said
+// again.
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { BOUNDARY_STATUS, type BoundaryEvent, footer } from "./boundary.ts";
 import type { Notice } from "./remote.ts";
@@ -19,8 +20,6 @@ export interface PushedDeps {
 	/** current is the session pi shows and its ctx. */
 	current(): { sessionId: string; ctx: ExtensionContext } | undefined;
 	say(ctx: ExtensionContext, text: string): void;
-	/** successorTitle is the title of a successor this process was asked to create. */
-	successorTitle(sessionId: string): string | undefined;
 }
 
 /** showPushed shows one remote/event about the session pi shows; others are not this pi's to show. */
@@ -35,18 +34,15 @@ export function showPushed(deps: PushedDeps, event: string, args: unknown): void
 			if (ctx.hasUI) ctx.ui.setStatus(BOUNDARY_STATUS, footer(texts, a as BoundaryEvent));
 			return;
 		}
-		if (event === "session.continued") {
-			const id = String((a as { successorId?: string }).successorId ?? "");
-			deps.say(ctx, texts.t("continuation.card.title", { title: deps.successorTitle(id) || id }));
-			return;
-		}
+		// The transition card says where the session continued, and the
+		// return offer asks before a message is sent (places.ts).
 		if (event !== "continuity.notice") return;
 		const n = a as Notice & { compaction?: unknown; continuation?: { title?: string } };
 		const f = n.filtered ?? { items: 0, codeUnits: 0, strippedIds: 0 };
 		const text = texts.t(n.textKey, { ...f, code: n.code ?? "", title: n.continuation?.title ?? "" });
 		if (n.kind === "filtered" || n.kind === "native") {
 			if (ctx.hasUI) ctx.ui.setStatus(NOTICE_STATUS, text);
-		} else if (n.kind === "compaction" || n.kind === "continuationReturn") deps.say(ctx, text);
+		} else if (n.kind === "compaction" || (n.kind === "continuationReturn" && !ctx.hasUI)) deps.say(ctx, text);
 	} catch {
 		// a stale ctx (pi replaced the session): the new one reads the views itself
 	}

@@ -4,22 +4,24 @@
 // as its first message, and its run answers the initiating message the
 // projection carries verbatim.
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { BANNER_MESSAGE } from "./card.ts";
 import type { CreatedSessions } from "./created.ts";
 import type { SessionLog } from "./events.ts";
 import { SUCCESSOR_COMMAND } from "./host.ts";
+import { bannerEntry, cardWhenIdle, type PlacesDeps, placeCarried, postCard, registerPlaces } from "./places.ts";
 import type { ToolInfo } from "./plugin.ts";
-import type { Peer } from "./rpc.ts";
 import { HEADER_ENTRY } from "./sessions.ts";
-import type { Texts } from "./texts.ts";
 import type { Prompts } from "./ui.ts";
 
-/** What the continuation tools and the successor command need of the extension. */
-export interface SuccessorDeps {
-	pi: Pick<ExtensionAPI, "registerTool">;
-	texts: Texts;
-	prompts: Pick<Prompts, "say">;
-	successors: Pick<CreatedSessions, "get" | "delete">;
-	connect(): Promise<{ peer: Peer }>;
+/**
+ * What the continuation tools and the successor command need of the
+ * extension: what the card, the banner and the return offer need
+ * (places.ts), and the successors to create.
+ */
+export interface SuccessorDeps extends PlacesDeps {
+	pi: Pick<ExtensionAPI, "registerTool" | "sendMessage" | "sendUserMessage">;
+	prompts: Pick<Prompts, "say" | "diagnostic" | "guard">;
+	successors: Pick<CreatedSessions, "get" | "delete" | "has" | "values">;
 	log(ctx: ExtensionContext): SessionLog;
 	/** ended holds the sessions whose turn the plugin ended (a continuation). */
 	ended: { add(sessionId: string): void };
@@ -58,47 +60,82 @@ export function registerTools(ext: SuccessorDeps, tools: ToolInfo[]): void {
 	}
 }
 
-/** registerSuccessorCommand adds the command session/create queues. */
+/**
+ * registerSuccessorCommand adds the command session/create queues, and
+ * what makes a continuation a place (places.ts): the card, the banner,
+ * back, open and the return offer.
+ */
 export function registerSuccessorCommand(ext: SuccessorDeps, pi: ExtensionAPI): void {
+	registerPlaces(ext, pi);
+	// The successor commands pi 0.73 left for the person to send, by successor id.
+	const manual = new Map<string, string>();
 	// A pi line that delivers the queued command as text (0.73) would send
 	// it to the model: it is stopped here, and the person runs it instead.
 	// 0.73 offers an extension no other way to create a session: only a
 	// command's context has newSession, and only the person can run a
-	// command. So the command is put in the editor, ready to send.
+	// command. So the command is put in the editor, ready to send, and the
+	// card the turn ends with says so.
 	pi.on("input", async (e, ctx) => {
 		const prefix = `/${SUCCESSOR_COMMAND} `;
 		if (e.source !== "extension" || !e.text.startsWith(prefix)) return { action: "continue" };
 		const command = e.text.trim();
+		manual.set(command.slice(prefix.length), command);
 		ext.prompts.say(ctx, `${ext.texts.t("continuation.successor.ready")}\n${command}`);
 		if (ctx.hasUI) ctx.ui.setEditorText(command);
 		return { action: "handled" };
 	});
+	pi.on("agent_end", async (_e, ctx) => {
+		const sid = ctx.sessionManager.getSessionId();
+		for (const p of ext.successors.values()) {
+			const command = manual.get(p.sessionId);
+			if (p.predecessorId === sid && command && ctx.hasUI) cardWhenIdle(ext, ctx, p, command);
+		}
+	});
 	pi.registerCommand(SUCCESSOR_COMMAND, {
 		description: ext.texts.t("command.successor.description"),
 		handler: async (args: string, ctx: ExtensionCommandContext) => {
-			const p = ext.successors.get(args.trim());
-			if (!p) {
+			if (!(await createSuccessor(ext, ctx, args.trim()))) {
 				ext.prompts.say(ctx, `${ext.texts.t("continuation.successor.missing")} ${args.trim()}`, "error");
-				return;
 			}
-			await ctx.waitForIdle();
-			ext.successors.delete(p.sessionId);
-			const parentSession = ctx.sessionManager.getSessionFile();
-			const first = renderProjection(p.context);
-			await ctx.newSession({
-				parentSession,
-				setup: async (sm) => {
-					// The id the plugin was given for this successor.
-					sm.newSession({ id: p.sessionId, parentSession });
-					sm.appendCustomEntry(HEADER_ENTRY, p.header);
-				},
-				withSession: async (next) => {
-					if (p.title) next.ui.notify(ext.texts.t("continuation.banner.title", { title: p.title }), "info");
-					await next.sendUserMessage(first);
-				},
-			});
 		},
 	});
+}
+
+/**
+ * createSuccessor creates the successor the plugin asked for (false when
+ * none waits under id): the predecessor ends with the card, the successor
+ * starts with the banner and then runs the projection, which carries the
+ * initiating message.
+ */
+export async function createSuccessor(ext: SuccessorDeps, ctx: ExtensionCommandContext, id: string): Promise<boolean> {
+	const p = ext.successors.get(id);
+	if (!p) return false;
+	await ctx.waitForIdle();
+	ext.successors.delete(p.sessionId);
+	const parentSession = ctx.sessionManager.getSessionFile();
+	const first = renderProjection(p.context);
+	// The card and the banner are shown, not required: a failure to read
+	// them is said, and the continuation goes on.
+	let banner: Awaited<ReturnType<typeof bannerEntry>>;
+	await ext.prompts.guard(ctx, async () => {
+		const { peer } = await ext.connect();
+		if (ctx.hasUI) await postCard(ext, peer, ctx, p);
+		banner = await bannerEntry(ext, peer, p.sessionId);
+	});
+	await ctx.newSession({
+		parentSession,
+		setup: async (sm) => {
+			// The id the plugin was given for this successor.
+			sm.newSession({ id: p.sessionId, parentSession });
+			sm.appendCustomEntry(HEADER_ENTRY, p.header);
+			if (banner) sm.appendCustomMessageEntry(BANNER_MESSAGE, banner.content, true, banner.details);
+		},
+		withSession: async (next) => {
+			placeCarried(ext, next, p.sessionId);
+			await next.sendUserMessage(first);
+		},
+	});
+	return true;
 }
 
 interface Section {

@@ -41,14 +41,14 @@ func (a *agents) Get(_ context.Context, id string) (hostapi.Agent, error) {
 	return hostapi.Agent{SessionID: id, Header: h, Status: "idle"}, nil
 }
 
-// turns is a turn-lifecycle double.
-type turns struct {
+// turnState is a turn-lifecycle double.
+type turnState struct {
 	active     map[string]bool
 	compaction map[string][2]string
 }
 
-func (t *turns) ActiveTurnEnabled(id string) (bool, bool) { on, ok := t.active[id]; return on, ok }
-func (t *turns) Compaction(id string) (string, string, bool) {
+func (t *turnState) ActiveTurnEnabled(id string) (bool, bool) { on, ok := t.active[id]; return on, ok }
+func (t *turnState) Compaction(id string) (string, string, bool) {
 	c, ok := t.compaction[id]
 	return c[0], c[1], ok
 }
@@ -64,10 +64,10 @@ func (e *emitter) Emit(_ context.Context, event string, args ...any) error {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if event != ChangedEvent {
-		e.t.Errorf("event %q, want %q", event, ChangedEvent)
+	if event != PolicyChangedEvent {
+		e.t.Errorf("event %q, want %q", event, PolicyChangedEvent)
 	}
-	if err := uicontract.Validate("event/"+ChangedEvent+".args", b); err != nil {
+	if err := uicontract.Validate("event/"+PolicyChangedEvent+".args", b); err != nil {
 		e.t.Errorf("event args %s do not match their schema: %v", b, err)
 	}
 	e.events = append(e.events, string(b))
@@ -80,14 +80,14 @@ func (e *emitter) take() []string { ev := e.events; e.events = nil; return ev }
 // rig is a Remote over doubles: sessions "fresh" (born after activation),
 // "old" (born before), "seeded" and "fork".
 type rig struct {
-	t       *testing.T
-	rc      *SessionContinuation
-	store   *settingstest.Memory
-	agents  *agents
-	turns   *turns
-	emit    *emitter
-	consent *Consent
-	clock   *int64
+	t         *testing.T
+	rc        *HistoryPolicy
+	store     *settingstest.Memory
+	agents    *agents
+	turnState *turnState
+	emit      *emitter
+	consent   *Consent
+	clock     *int64
 }
 
 const epoch = 10_000
@@ -95,7 +95,7 @@ const epoch = 10_000
 func newRig(t *testing.T) *rig {
 	ms := int64(epoch)
 	r := &rig{t: t, store: &settingstest.Memory{}, clock: &ms, consent: NewConsent(),
-		turns: &turns{active: map[string]bool{}, compaction: map[string][2]string{}}, emit: &emitter{t: t}}
+		turnState: &turnState{active: map[string]bool{}, compaction: map[string][2]string{}}, emit: &emitter{t: t}}
 	r.agents = &agents{sessions: map[string]*hostapi.SessionHeader{
 		"fresh":  {CreatedAt: new(int64(epoch + 5))},
 		"old":    {CreatedAt: new(int64(epoch - 5))},
@@ -106,7 +106,7 @@ func newRig(t *testing.T) *rig {
 	if err := p.Activate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	r.rc = NewSessionContinuation(p, r.agents, r.turns, r.emit, r.consent)
+	r.rc = NewHistoryPolicy(p, r.agents, r.turnState, r.emit, r.consent)
 	return r
 }
 
@@ -129,7 +129,7 @@ func (r *rig) call(method, args string) string {
 	}
 	if env.OK {
 		v, _ := json.Marshal(env.Value)
-		if err := uicontract.Validate("remote/"+SessionContinuationNamespace+"/"+method+".value", v); err != nil {
+		if err := uicontract.Validate("remote/"+HistoryPolicyNamespace+"/"+method+".value", v); err != nil {
 			r.t.Errorf("%s(%s): value %s: %v", method, args, v, err)
 		}
 	}

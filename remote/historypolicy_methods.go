@@ -30,11 +30,11 @@ type (
 	}
 )
 
-// View is SessionContinuationView (view/SessionContinuationView): the
+// PolicyView is SessionContinuationView (view/SessionContinuationView): the
 // persistent policy the next turn will capture, and beside it what the
 // running turn captured, a waiting legacy consent and the latest
 // compaction status.
-type View struct {
+type PolicyView struct {
 	Enabled            bool            `json:"enabled"`
 	Revision           int64           `json:"revision"`
 	Source             string          `json:"source,omitempty"`
@@ -67,7 +67,7 @@ type defaultsChanged struct {
 	Defaults settings.Default `json:"defaults"`
 }
 
-func (s *SessionContinuation) get(ctx context.Context, a getArgs) (any, error) {
+func (s *HistoryPolicy) get(ctx context.Context, a getArgs) (any, error) {
 	agent, err := s.lookup(ctx, a.AgentID)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func (s *SessionContinuation) get(ctx context.Context, a getArgs) (any, error) {
 	return s.view(a.AgentID, r), nil
 }
 
-func (s *SessionContinuation) set(ctx context.Context, a setArgs) (any, error) {
+func (s *HistoryPolicy) set(ctx context.Context, a setArgs) (any, error) {
 	agent, err := s.lookup(ctx, a.AgentID)
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func (s *SessionContinuation) set(ctx context.Context, a setArgs) (any, error) {
 // authorizeNext records or withdraws a legacy one-turn consent. Nothing is
 // written to settings, but the client's revision must still be current, as
 // for every other change, so a client acting on a stale view is told.
-func (s *SessionContinuation) authorizeNext(ctx context.Context, a authorizeArgs) (any, error) {
+func (s *HistoryPolicy) authorizeNext(ctx context.Context, a authorizeArgs) (any, error) {
 	agent, err := s.lookup(ctx, a.AgentID)
 	if err != nil {
 		return nil, err
@@ -126,11 +126,11 @@ func (s *SessionContinuation) authorizeNext(ctx context.Context, a authorizeArgs
 	return v, nil
 }
 
-func (s *SessionContinuation) defaults(ctx context.Context, _ defaultsArgs) (any, error) {
+func (s *HistoryPolicy) defaults(ctx context.Context, _ defaultsArgs) (any, error) {
 	return s.policy.Defaults(ctx)
 }
 
-func (s *SessionContinuation) setDefault(ctx context.Context, a setDefaultArgs) (any, error) {
+func (s *HistoryPolicy) setDefault(ctx context.Context, a setDefaultArgs) (any, error) {
 	d, wrote, err := s.policy.SetDefault(ctx, a.Revision, a.Enabled)
 	if err != nil {
 		return nil, err
@@ -144,7 +144,7 @@ func (s *SessionContinuation) setDefault(ctx context.Context, a setDefaultArgs) 
 // lookup finds the session through the host. Host failures keep their DSH
 // code (session-not-found, agent-busy); a failure without one is
 // host-unavailable; an answer for another session is session-not-found.
-func (s *SessionContinuation) lookup(ctx context.Context, id string) (hostapi.Agent, error) {
+func (s *HistoryPolicy) lookup(ctx context.Context, id string) (hostapi.Agent, error) {
 	if s.agents == nil {
 		// The host offers no agent lookup: the birth evidence is what its
 		// session events said, if the turn lifecycle saw them.
@@ -170,13 +170,13 @@ func (s *SessionContinuation) lookup(ctx context.Context, id string) (hostapi.Ag
 }
 
 // announceView sends the changed event for a session's new view.
-func (s *SessionContinuation) announceView(ctx context.Context, id string, v View) {
+func (s *HistoryPolicy) announceView(ctx context.Context, id string, v PolicyView) {
 	s.announce(ctx, sessionChanged{AgentID: id, Enabled: v.Enabled, Revision: v.Revision, Source: v.Source, NextTurnAuthorized: v.NextTurnAuthorized})
 }
 
 // view adds the turn lifecycle's and the consent's state to a resolution.
-func (s *SessionContinuation) view(id string, r settings.Resolution) View {
-	v := View{Enabled: r.Enabled, Revision: r.Revision, Source: r.Source, NextTurnAuthorized: s.consent.Authorized(id)}
+func (s *HistoryPolicy) view(id string, r settings.Resolution) PolicyView {
+	v := PolicyView{Enabled: r.Enabled, Revision: r.Revision, Source: r.Source, NextTurnAuthorized: s.consent.Authorized(id)}
 	if s.turns != nil {
 		if on, running := s.turns.ActiveTurnEnabled(id); running {
 			v.ActiveTurnEnabled = &on
@@ -192,8 +192,8 @@ func (s *SessionContinuation) view(id string, r settings.Resolution) View {
 // the result carries the new state, so a lost event only delays other
 // clients until they re-read; its error is deliberately not the caller's
 // failure (the host client logs it). It survives the request's cancellation for the same reason.
-func (s *SessionContinuation) announce(ctx context.Context, arg any) {
+func (s *HistoryPolicy) announce(ctx context.Context, arg any) {
 	if s.emit != nil {
-		_ = s.emit.Emit(context.WithoutCancel(ctx), ChangedEvent, arg)
+		_ = s.emit.Emit(context.WithoutCancel(ctx), PolicyChangedEvent, arg)
 	}
 }

@@ -16,14 +16,14 @@ const inheritAttempts = 3
 // person who continued with visible-history continuation on and then
 // switches account would otherwise meet the supplier's rejection again. A
 // real change is announced like set's.
-func (s *SessionContinuation) Inherit(ctx context.Context, predecessorID, successorID string) (View, error) {
+func (s *HistoryPolicy) Inherit(ctx context.Context, predecessorID, successorID string) (PolicyView, error) {
 	pred, err := s.lookup(ctx, predecessorID)
 	if err != nil {
-		return View{}, err
+		return PolicyView{}, err
 	}
 	want, err := s.policy.Resolve(ctx, predecessorID, pred.Header)
 	if err != nil {
-		return View{}, err
+		return PolicyView{}, err
 	}
 	succ, err := s.lookup(ctx, successorID)
 	if err != nil {
@@ -34,14 +34,14 @@ func (s *SessionContinuation) Inherit(ctx context.Context, predecessorID, succes
 	for attempt := 1; ; attempt++ {
 		cur, err := s.policy.Resolve(ctx, successorID, succ.Header)
 		if err != nil {
-			return View{}, err
+			return PolicyView{}, err
 		}
 		r, wrote, err := s.policy.Set(ctx, successorID, succ.Header, cur.Revision, &want.Enabled)
 		if diag.CodeOf(err) == diag.Conflict && attempt < inheritAttempts {
 			continue
 		}
 		if err != nil {
-			return View{}, err
+			return PolicyView{}, err
 		}
 		v := s.view(successorID, r)
 		if wrote {

@@ -85,7 +85,7 @@ func TestRestart(t *testing.T) {
 	if !r.consent.Authorized("seeded") {
 		t.Fatal("consent not recorded")
 	}
-	restarted := NewSessionContinuation(r.policy(), r.agents, nil, nil, NewConsent())
+	restarted := NewHistoryPolicy(r.policy(), r.agents, nil, nil, NewConsent())
 	if err := r.policy().Activate(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -83,19 +83,19 @@ func TestDefaultsAffectOnlyLaterSessions(t *testing.T) {
 
 func TestViewShowsTurnState(t *testing.T) {
 	r := newRig(t)
-	r.turns.active["fresh"] = false // the running turn captured off
-	r.turns.compaction["fresh"] = [2]string{"cmp-1", "running"}
+	r.turnState.active["fresh"] = false // the running turn captured off
+	r.turnState.compaction["fresh"] = [2]string{"cmp-1", "running"}
 	want := `{"ok":true,"value":{"enabled":true,"revision":1,"source":"default","activeTurnEnabled":false,"compaction":{"id":"cmp-1","state":"running"}}}`
 	if got := r.call("get", `{"agentId":"fresh"}`); got != want {
 		t.Fatalf("get = %s\nwant %s", got, want)
 	}
-	delete(r.turns.active, "fresh")
-	r.turns.compaction["fresh"] = [2]string{"cmp-1", "completed"}
+	delete(r.turnState.active, "fresh")
+	r.turnState.compaction["fresh"] = [2]string{"cmp-1", "completed"}
 	want = `{"ok":true,"value":{"enabled":true,"revision":1,"source":"default","compaction":{"id":"cmp-1","state":"completed"}}}`
 	if got := r.call("get", `{"agentId":"fresh"}`); got != want {
 		t.Fatalf("get = %s\nwant %s", got, want)
 	}
-	r.turns.compaction["fresh"] = [2]string{"cmp-2", "unknown"}
+	r.turnState.compaction["fresh"] = [2]string{"cmp-2", "unknown"}
 	want = `{"ok":true,"value":{"enabled":true,"revision":1,"source":"default"}}`
 	if got := r.call("get", `{"agentId":"fresh"}`); got != want {
 		t.Fatalf("get with an unknown bracket = %s\nwant %s", got, want)
