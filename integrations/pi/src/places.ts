@@ -129,6 +129,10 @@ export async function postCard(ext: PlacesDeps, peer: Peer, ctx: ExtensionContex
 	const lineage = (await views.lineage(peer, successor.predecessorId)) as { cards?: Card[] };
 	const view = lineage.cards?.find((c) => c.successorId === successor.sessionId);
 	if (!view) return; // the edge did not commit: nothing continued
+	// Again after the call: the successor command may have posted it, or
+	// replaced the session (ctx is then stale and this throws, so the card
+	// never lands in the successor).
+	if (cards(ctx).some((c) => c.successorId === successor.sessionId)) return;
 	const lines = cardLines(ext.texts, view, manual);
 	ext.pi.sendMessage({ customType: CARD_MESSAGE, content: lines.join("\n"), display: true, details: { lines, view, manual } }, { triggerTurn: false });
 }
@@ -154,7 +158,16 @@ export function cardWhenIdle(ext: PlacesDeps, ctx: ExtensionContext, successor: 
 				if (Date.now() - started < 10_000) setTimeout(tick, 50);
 				return;
 			}
-			void ext.connect().then(({ peer }) => postCard(ext, peer, ctx, successor, manual)).catch((err) => ext.prompts.diagnostic(ctx, err));
+			void ext
+				.connect()
+				.then(({ peer }) => postCard(ext, peer, ctx, successor, manual))
+				.catch((err) => {
+					try {
+						ext.prompts.diagnostic(ctx, err);
+					} catch {
+						// the person sent the successor's command meanwhile: ctx is stale, and the card is the lineage view's
+					}
+				});
 		} catch {
 			// a stale ctx: pi replaced the session, whose card the lineage view still shows
 		}
