@@ -8,7 +8,7 @@
 // an incomplete RESEED, a decision about another boundary, or no decision
 // at all lets pi's own compaction run, and the person is told why.
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { type BoundaryDecision, decisionLine } from "./boundary.ts";
+import { type BoundaryDecision, decisionLine, reseedProblems } from "./boundary.ts";
 import { diagnosticOf } from "./outcomes.ts";
 import { views } from "./remote.ts";
 import type { Peer } from "./rpc.ts";
@@ -56,7 +56,7 @@ export async function managedCompaction(ext: ManagedDeps, ctx: ExtensionContext,
 	if (d.decision !== "RESEED" || !query) {
 		// A RESEED without a pin rebuilds nothing: its reason is the news.
 		const pinless = d.reason === "pin_missing" || d.reason === "pin_changed";
-		const why = d.decision !== "RESEED" ? line : pinless ? t(`boundary.reason.${d.reason}`) : t("boundary.reseed.incomplete");
+		const why = d.decision !== "RESEED" ? line : pinless ? t(`boundary.reason.${d.reason}`) : reseedProblems(ext.texts, d.reseed?.problems ?? []);
 		ext.say(ctx, `${t("compaction.own")} ${why}`);
 		return undefined;
 	}
