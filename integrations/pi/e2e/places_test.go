@@ -150,8 +150,8 @@ func TestTmuxContinuationCardBannerBack(t *testing.T) {
 			if !strings.Contains(s, "Continued in “Plan the v2 migration”") {
 				t.Fatalf("the predecessor does not end with the card of its continuation:\n%s", s)
 			}
-			if !strings.Contains(s, "Carried the current request, the handoff and 1 source reference.") {
-				t.Fatalf("the card does not say what was carried (one source, singular):\n%s", s)
+			if !strings.Contains(s, "Carried the current request, the handoff and 2 source references.") {
+				t.Fatalf("the card does not say what was carried (the two sources the projection names):\n%s", s)
 			}
 			// Inspect handoff: the command the card names shows the handoff of its edge.
 			m := regexp.MustCompile(`Inspect handoff: (/continuity handoff \S+)`).FindStringSubmatch(s)
