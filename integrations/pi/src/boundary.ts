@@ -50,6 +50,20 @@ export function decisionLine(texts: Texts, decision: string, reason: string): st
 	return `${t("boundary.title")}: ${decision} — ${t(`boundary.reason.${reason}`)} ${t(`boundary.decision.${decision}`)}`;
 }
 
+/**
+ * reseedProblems says why a RESEED's rebuilt context is not used, from
+ * the problems step 7 named (docs/protocol.md §13.7): a query no smaller
+ * than the history it would replace says so; the others mean the query
+ * could not stand on its own. Each text once, in that order.
+ */
+export function reseedProblems(texts: Texts, problems: readonly string[]): string {
+	const t = texts.t.bind(texts);
+	const why: string[] = [];
+	if (problems.length === 0 || problems.some((p) => p !== "not_smaller")) why.push(t("boundary.reseed.incomplete"));
+	if (problems.includes("not_smaller")) why.push(t("boundary.reseed.not_smaller"));
+	return why.join(" ");
+}
+
 /** renderBoundary is the `/continuity context` view of one decision record. */
 export function renderBoundary(texts: Texts, d: BoundaryDecision): string {
 	const t = texts.t.bind(texts);
@@ -59,7 +73,7 @@ export function renderBoundary(texts: Texts, d: BoundaryDecision): string {
 	else lines.push(`${t("error.CONTINUITY_PIN_UNRECOVERABLE")}${d.pin.problem ? ` (${d.pin.problem})` : ""}`);
 	if (d.kept.length) lines.push(`${t("boundary.kept")}:`, ...d.kept.map(item));
 	if (d.dropped.length) lines.push(`${t("boundary.dropped")}:`, ...d.dropped.map(item));
-	if (d.decision === "RESEED" && d.reseed && !d.reseed.complete) lines.push(`${t("boundary.reseed.incomplete")} (${d.reseed.problems.join(", ")})`);
+	if (d.decision === "RESEED" && d.reseed && !d.reseed.complete) lines.push(`${reseedProblems(texts, d.reseed.problems)} (${d.reseed.problems.join(", ")})`);
 	return lines.join("\n");
 }
 

@@ -49,9 +49,9 @@ export function cardLines(texts: Texts, c: Card, manual?: string): string[] {
 	const lines = [
 		t("continuation.card.title", { title: c.successorTitle }),
 		`${t(`continuation.reason.${c.reason}`)} · ${time(texts, c.at)}`,
-		t("continuation.card.carried", { count: c.carried.sources }),
+		texts.counted("continuation.card.carried", c.carried.sources),
 	];
-	if (c.carried.omitted > 0) lines.push(t("continuation.card.omitted", { count: c.carried.omitted }));
+	if (c.carried.omitted > 0) lines.push(texts.counted("continuation.card.omitted", c.carried.omitted));
 	if (manual) lines.push(t("continuation.card.manual"), manual);
 	else lines.push(`${t("continuation.card.open")}: ${OPEN_COMMAND} · ${t("continuation.card.inspect")}: ${HANDOFF_COMMAND} ${c.edgeId}`);
 	return lines;

@@ -8,31 +8,47 @@
 //   /continuity context           the last managed-context boundary decision (boundary.ts)
 //   /continuity rule provenance|turn  the omission rule admitted requests follow (provenance.ts)
 // Without a UI, confirming is part of the command: `/continuity on confirm`.
-import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
-import type { Extension } from "./extension.ts";
+import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { type BoundaryDecision, renderBoundary } from "./boundary.ts";
 import { endCommand } from "./printmode.ts";
-import { RULES, type Rule } from "./provenance.ts";
+import { type Omission, RULES, type Rule } from "./provenance.ts";
 import { policy, views } from "./remote.ts";
 import { writeRule } from "./rule.ts";
 import { goBack, openContinuation } from "./places.ts";
-import { createSuccessor } from "./successor.ts";
+import { createSuccessor, type SuccessorDeps } from "./successor.ts";
+import type { Texts } from "./texts.ts";
+import type { Prompts } from "./ui.ts";
 import type { HandoffView, LineageView } from "./views.ts";
 import { lastEdge, renderHandoff, renderLineage } from "./views.ts";
 import type { Peer } from "./rpc.ts";
 
+/** What /continuity needs of the extension. */
+export interface CommandDeps {
+	pi: Pick<ExtensionAPI, "sendMessage">;
+	texts: Texts;
+	prompts: Pick<Prompts, "say" | "guard">;
+	connect(): Promise<{ peer: Peer }>;
+	/** track makes ctx's session the one shown (and its log, on first use). */
+	track(ctx: ExtensionContext): void;
+	rule(): Rule;
+	/** lastByProvenance is what the provenance rule omitted from the session's last request. */
+	lastByProvenance(sessionId: string): Omission["omitted"] | undefined;
+	/** successor is what open and back use: they move to a continuation, creating one pi 0.73 left waiting. */
+	successor: SuccessorDeps;
+}
+
 export const USAGE = "/continuity [on|off|default|new-sessions on|off|rule provenance|turn|context|lineage|handoff [edge]|open|back]";
 
-export async function continuityCommand(ext: Extension, args: string, ctx: ExtensionCommandContext): Promise<void> {
+export async function continuityCommand(ext: CommandDeps, args: string, ctx: ExtensionCommandContext): Promise<void> {
 	const words = args.trim().split(/\s+/).filter(Boolean);
 	const t = ext.texts.t.bind(ext.texts);
 	const out = (s: string) => (ctx.hasUI ? ctx.ui.notify(s, "info") : process.stdout.write(`${s}\n`));
 	// After open or back pi shows another session, and this ctx is stale.
 	let moved = false;
-	await ext.guard(ctx, async () => {
+	await ext.prompts.guard(ctx, async () => {
 		const { peer } = await ext.connect();
 		const sid = ctx.sessionManager.getSessionId();
-		ext.log(ctx);
+		ext.track(ctx);
 		const [verb, arg, confirm] = words;
 		switch (verb) {
 			case undefined:
@@ -71,10 +87,10 @@ export async function continuityCommand(ext: Extension, args: string, ctx: Exten
 				out(renderLineage(ext.texts, (await views.lineage(peer, sid)) as LineageView));
 				return;
 			case "open":
-				moved = await openContinuation(ext, arg, ctx, (id) => createSuccessor(ext, ctx, id));
+				moved = await openContinuation(ext.successor, arg, ctx, (id) => createSuccessor(ext.successor, ctx, id));
 				return;
 			case "back":
-				moved = await goBack(ext, ctx);
+				moved = await goBack(ext.successor, ctx);
 				return;
 			case "handoff": {
 				const edge = arg ?? lastEdge((await views.lineage(peer, sid)) as LineageView);
@@ -88,7 +104,7 @@ export async function continuityCommand(ext: Extension, args: string, ctx: Exten
 }
 
 /** confirmed shows the loss disclosure and asks; without a UI the word "confirm" is the answer. */
-async function confirmed(ext: Extension, ctx: ExtensionCommandContext, inArgs: boolean): Promise<boolean> {
+async function confirmed(ext: CommandDeps, ctx: ExtensionCommandContext, inArgs: boolean): Promise<boolean> {
 	const t = ext.texts.t.bind(ext.texts);
 	if (!ctx.hasUI) {
 		if (inArgs) return true;
@@ -99,7 +115,7 @@ async function confirmed(ext: Extension, ctx: ExtensionCommandContext, inArgs: b
 }
 
 /** show renders the Session policy view and this turn's notices. */
-async function show(ext: Extension, peer: Peer, sid: string): Promise<string> {
+async function show(ext: CommandDeps, peer: Peer, sid: string): Promise<string> {
 	const t = ext.texts.t.bind(ext.texts);
 	const v = await policy.get(peer, sid);
 	const d = await policy.defaults(peer);
@@ -112,7 +128,7 @@ async function show(ext: Extension, peer: Peer, sid: string): Promise<string> {
 	lines.push(`${t("policy.default")}: ${onOff(d.enabled)} (${t("proxy.page.shared")})`);
 	const rule = ext.rule();
 	lines.push(`${t("rule.label")}: ${t(`rule.${rule}`)}`);
-	const last = ext.requests.byProvenance.get(sid);
+	const last = ext.lastByProvenance(sid);
 	if (rule === "provenance" && last) lines.push(t("rule.lastRequest", last));
 	const { notices } = await views.notices(peer, sid);
 	for (const n of notices) {

@@ -6,18 +6,10 @@
 // before_provider_request, and sends no encrypted reasoning, so no payload
 // takes part; the bracket is what turns (the compaction notice) and
 // managed context (a boundary at compaction/start, the checkpoint that
-// resets its view) need to see.
+// resets its view) need to see. The open bracket is the SessionLog's, so
+// it lives exactly as long as the session's log.
 import { randomUUID } from "node:crypto";
 import { EVENT_ENTRY, type SessionEvent, type SessionLog } from "./events.ts";
-
-/** An open bracket: its id and the last event pi's summary replaces (-1: none). */
-interface Open {
-	compactionId: string;
-	endSeq: number;
-}
-
-/** The open bracket of each session, by session id. */
-const open = new Map<string, Open>();
 
 interface BranchEntry {
 	type: string;
@@ -53,15 +45,15 @@ function turnOf(log: SessionLog): number | null {
 export function startCompaction(log: SessionLog, endSeq: number): number {
 	settleStale(log);
 	const compactionId = randomUUID();
-	open.set(log.sessionId, { compactionId, endSeq });
+	log.compaction = { compactionId, endSeq }; // endSeq -1: pi's summary replaces no event
 	return log.emit("compaction/start", { compactionId, turn: turnOf(log) }).seq;
 }
 
 /** settleStale ends a bracket pi never reported on (called before a new turn or compaction). */
 export function settleStale(log: SessionLog): void {
-	const { compactionId } = open.get(log.sessionId) ?? {};
+	const { compactionId } = log.compaction ?? {};
 	if (!compactionId) return;
-	open.delete(log.sessionId);
+	log.compaction = undefined;
 	log.emit("compaction/end", { compactionId, turn: turnOf(log), error: { message: "pi reported no outcome for this compaction" } });
 }
 
@@ -71,9 +63,9 @@ export function settleStale(log: SessionLog): void {
  * in view), and closes the bracket as completed.
  */
 export function compacted(log: SessionLog, summary: string): void {
-	const b = open.get(log.sessionId);
+	const b = log.compaction;
 	if (!b) return; // a compaction pi ran before this extension saw it start
-	open.delete(log.sessionId);
+	log.compaction = undefined;
 	const { compactionId, endSeq } = b;
 	const data = { id: randomUUID(), role: "user", content: [{ type: "text", text: summary }], source: { kind: "compact-checkpoint", compactionId } };
 	log.emit("user/message", data, endSeq >= 0 ? { op: "replace", startSeq: 0, endSeq } : "append");
@@ -82,9 +74,9 @@ export function compacted(log: SessionLog, summary: string): void {
 
 /** compactionFailed closes the bracket with pi's error; an abort reads as cancelled. */
 export function compactionFailed(log: SessionLog, aborted: boolean, errorMessage?: string): void {
-	const { compactionId } = open.get(log.sessionId) ?? {};
+	const { compactionId } = log.compaction ?? {};
 	if (!compactionId) return;
-	open.delete(log.sessionId);
+	log.compaction = undefined;
 	const message = aborted ? "compaction aborted" : (errorMessage ?? "compaction failed");
 	log.emit("compaction/end", { compactionId, turn: turnOf(log), error: { message } });
 }

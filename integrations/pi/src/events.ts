@@ -85,6 +85,8 @@ export class SessionLog {
 	turnOpen = false;
 	/** The account digest last announced with account/selected. */
 	account: string | undefined;
+	/** The session's open compaction bracket (compaction.ts): its id and the last event pi's summary replaces. */
+	compaction: { compactionId: string; endSeq: number } | undefined;
 	/** The seq of each tool call's tool/call event, for its result's sourceEventSeqs. */
 	private readonly callSeqs = new Map<string, number>();
 

@@ -8,10 +8,18 @@
 // an incomplete RESEED, a decision about another boundary, or no decision
 // at all lets pi's own compaction run, and the person is told why.
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { type BoundaryDecision, decisionLine } from "./boundary.ts";
-import type { Extension } from "./extension.ts";
+import { type BoundaryDecision, decisionLine, reseedProblems } from "./boundary.ts";
 import { diagnosticOf } from "./outcomes.ts";
 import { views } from "./remote.ts";
+import type { Peer } from "./rpc.ts";
+import type { Texts } from "./texts.ts";
+
+/** What a managed compaction needs of the extension. */
+export interface ManagedDeps {
+	texts: Texts;
+	connect(): Promise<{ peer: Peer }>;
+	say(ctx: ExtensionContext, text: string, level?: "info" | "warning"): void;
+}
 
 /** What pi's session_before_compact hands over, as far as this reads it. */
 export interface Preparation {
@@ -28,7 +36,7 @@ export interface ManagedCompaction {
  * managedCompaction decides a compaction whose bracket opened at seq
  * startSeq: continuity's query as pi's summary, or undefined for pi's own.
  */
-export async function managedCompaction(ext: Extension, ctx: ExtensionContext, sessionId: string, startSeq: number, prep: Preparation): Promise<ManagedCompaction | undefined> {
+export async function managedCompaction(ext: ManagedDeps, ctx: ExtensionContext, sessionId: string, startSeq: number, prep: Preparation): Promise<ManagedCompaction | undefined> {
 	const t = ext.texts.t.bind(ext.texts);
 	let d: BoundaryDecision & { id: number };
 	try {
@@ -36,27 +44,23 @@ export async function managedCompaction(ext: Extension, ctx: ExtensionContext, s
 		d = (await views.boundary(peer, sessionId)) as unknown as BoundaryDecision & { id: number };
 	} catch (err) {
 		const { code, message } = diagnosticOf(err);
-		ext.prompts.say(ctx, `${t("compaction.own")} (${ext.texts.has(`error.${code}`) ? t(`error.${code}`) : message})`, "warning");
+		ext.say(ctx, `${t("compaction.own")} (${ext.texts.has(`error.${code}`) ? t(`error.${code}`) : message})`, "warning");
 		return undefined;
 	}
 	const line = decisionLine(ext.texts, d.decision, d.reason);
-	// The record names no event when the bracket's start is the session's
-	// first continuity event (seq 0: pi ran the turns before the extension
-	// was added); it is this boundary all the same.
-	const through = d.throughEventId ?? (startSeq === 0 ? "0" : undefined);
-	if (d.trigger !== "compaction_start" || through !== String(startSeq)) {
-		ext.prompts.say(ctx, `${t("compaction.own")} (${t("compaction.undecided")})`, "warning");
+	if (d.trigger !== "compaction_start" || d.throughEventId !== String(startSeq)) {
+		ext.say(ctx, `${t("compaction.own")} (${t("compaction.undecided")})`, "warning");
 		return undefined;
 	}
 	const query = d.reseed?.complete ? d.reseed.projection?.query : undefined;
 	if (d.decision !== "RESEED" || !query) {
 		// A RESEED without a pin rebuilds nothing: its reason is the news.
 		const pinless = d.reason === "pin_missing" || d.reason === "pin_changed";
-		const why = d.decision !== "RESEED" ? line : pinless ? t(`boundary.reason.${d.reason}`) : t("boundary.reseed.incomplete");
-		ext.prompts.say(ctx, `${t("compaction.own")} ${why}`);
+		const why = d.decision !== "RESEED" ? line : pinless ? t(`boundary.reason.${d.reason}`) : reseedProblems(ext.texts, d.reseed?.problems ?? []);
+		ext.say(ctx, `${t("compaction.own")} ${why}`);
 		return undefined;
 	}
-	ext.prompts.say(ctx, `${line} ${t("compaction.reseed")}`);
+	ext.say(ctx, `${line} ${t("compaction.reseed")}`);
 	return {
 		compaction: {
 			summary: query,

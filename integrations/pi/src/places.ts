@@ -13,10 +13,31 @@ import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { type Banner, BANNER_MESSAGE, bannerLines, block, type Card, CARD_MESSAGE, cardLines, OPEN_COMMAND, type Theme } from "./card.ts";
-import type { Extension } from "./extension.ts";
-import { type PendingSuccessor, pendingSuccessors } from "./host.ts";
+import type { CreatedSessions, PendingSuccessor } from "./created.ts";
 import { views } from "./remote.ts";
 import type { Peer } from "./rpc.ts";
+import type { Texts } from "./texts.ts";
+import type { Prompts } from "./ui.ts";
+
+/**
+ * What the card, the banner, open, back and the return offer need of the
+ * extension. SuccessorDeps (successor.ts) extends it: the successor
+ * command posts the card and the banner as it creates a successor.
+ */
+export interface PlacesDeps {
+	pi: Pick<ExtensionAPI, "sendMessage" | "sendUserMessage">;
+	texts: Texts;
+	prompts: Pick<Prompts, "say" | "diagnostic">;
+	/** successors says which successor still waits for pi 0.73's person to create it. */
+	successors: Pick<CreatedSessions, "has">;
+	connect(): Promise<{ peer: Peer }>;
+	/**
+	 * carried holds the messages a person wrote in a predecessor and chose
+	 * to take to its continuation, by successor id, until that continuation's
+	 * editor shows them.
+	 */
+	carried: Map<string, string>;
+}
 
 /** What the card and banner messages keep in their details: the lines shown and the view they came from. */
 interface Shown<V> {
@@ -30,9 +51,6 @@ interface Entry {
 	details?: unknown;
 }
 
-/** Messages a person wrote in a predecessor and chose to take to its continuation, by successor id. */
-const carriedText = new Map<string, string>();
-
 /** cards lists the transition cards this session's file holds, oldest first. */
 function cards(ctx: ExtensionContext): Card[] {
 	return (ctx.sessionManager.getEntries() as Entry[])
@@ -41,7 +59,7 @@ function cards(ctx: ExtensionContext): Card[] {
 }
 
 /** registerPlaces adds the card's and banner's renderer, keeps them from the model and makes the return offer. */
-export function registerPlaces(ext: Extension, pi: ExtensionAPI): void {
+export function registerPlaces(ext: PlacesDeps, pi: Pick<ExtensionAPI, "on" | "registerMessageRenderer">): void {
 	pi.registerMessageRenderer(BANNER_MESSAGE, ((m: { details?: Shown<Banner> }, _o: unknown, theme: Theme) =>
 		m.details?.lines ? block(m.details.lines, theme) : undefined) as never);
 	// The card says what to press only while pi 0.73's successor waits to be
@@ -49,7 +67,7 @@ export function registerPlaces(ext: Extension, pi: ExtensionAPI): void {
 	pi.registerMessageRenderer(CARD_MESSAGE, ((m: { details?: Shown<Card> & { manual?: string } }, _o: unknown, theme: Theme) => {
 		const d = m.details;
 		if (!d?.view) return undefined;
-		const manual = d.manual && pendingSuccessors.has(d.view.successorId) ? d.manual : undefined;
+		const manual = d.manual && ext.successors.has(d.view.successorId) ? d.manual : undefined;
 		return block(cardLines(ext.texts, d.view, manual), theme);
 	}) as never);
 	// The card and the banner are the person's; the model never reads them.
@@ -83,7 +101,7 @@ export function registerPlaces(ext: Extension, pi: ExtensionAPI): void {
  * here, and the agent may continue this session again). Escape sends
  * nothing and gives the message back.
  */
-async function returnOffer(ext: Extension, ctx: ExtensionContext, card: Card, text: string): Promise<{ action: "continue" } | { action: "handled" }> {
+async function returnOffer(ext: PlacesDeps, ctx: ExtensionContext, card: Card, text: string): Promise<{ action: "continue" } | { action: "handled" }> {
 	const t = ext.texts.t.bind(ext.texts);
 	const open = t("continuation.return.choice.open");
 	const branch = t("continuation.return.choice.branch");
@@ -94,7 +112,7 @@ async function returnOffer(ext: Extension, ctx: ExtensionContext, card: Card, te
 		ext.prompts.say(ctx, t("continuation.return.kept"));
 		return { action: "handled" };
 	}
-	carriedText.set(card.successorId, text);
+	ext.carried.set(card.successorId, text);
 	// After this hook returns: the queued command must not run inside it.
 	setTimeout(() => ext.pi.sendUserMessage(`${OPEN_COMMAND} ${card.successorId}`, { expandPromptTemplates: true } as never), 0);
 	return { action: "handled" };
@@ -106,17 +124,21 @@ async function returnOffer(ext: Extension, ctx: ExtensionContext, card: Card, te
  * command the person must send on pi 0.73. ctx's agent must be idle: a
  * custom message sent while it runs would start another model call.
  */
-export async function postCard(ext: Extension, peer: Peer, ctx: ExtensionContext, successor: PendingSuccessor, manual?: string): Promise<void> {
+export async function postCard(ext: PlacesDeps, peer: Peer, ctx: ExtensionContext, successor: PendingSuccessor, manual?: string): Promise<void> {
 	if (cards(ctx).some((c) => c.successorId === successor.sessionId)) return;
 	const lineage = (await views.lineage(peer, successor.predecessorId)) as { cards?: Card[] };
 	const view = lineage.cards?.find((c) => c.successorId === successor.sessionId);
 	if (!view) return; // the edge did not commit: nothing continued
+	// Again after the call: the successor command may have posted it, or
+	// replaced the session (ctx is then stale and this throws, so the card
+	// never lands in the successor).
+	if (cards(ctx).some((c) => c.successorId === successor.sessionId)) return;
 	const lines = cardLines(ext.texts, view, manual);
 	ext.pi.sendMessage({ customType: CARD_MESSAGE, content: lines.join("\n"), display: true, details: { lines, view, manual } }, { triggerTurn: false });
 }
 
 /** bannerEntry is the banner of successorId (its lineage), for the successor's first entry. */
-export async function bannerEntry(ext: Extension, peer: Peer, successorId: string): Promise<{ content: string; details: Shown<Banner> } | undefined> {
+export async function bannerEntry(ext: Pick<PlacesDeps, "texts">, peer: Peer, successorId: string): Promise<{ content: string; details: Shown<Banner> } | undefined> {
 	const lineage = (await views.lineage(peer, successorId)) as { banner?: Banner | null };
 	if (!lineage.banner) return undefined;
 	const lines = bannerLines(ext.texts, lineage.banner);
@@ -128,7 +150,7 @@ export async function bannerEntry(ext: Extension, peer: Peer, successorId: strin
  * settled (pi 0.73, where the person sends the successor's command): pi
  * runs agent_end handlers before it leaves the turn.
  */
-export function cardWhenIdle(ext: Extension, ctx: ExtensionContext, successor: PendingSuccessor, manual: string): void {
+export function cardWhenIdle(ext: PlacesDeps, ctx: ExtensionContext, successor: PendingSuccessor, manual: string): void {
 	const started = Date.now();
 	const tick = () => {
 		try {
@@ -136,7 +158,16 @@ export function cardWhenIdle(ext: Extension, ctx: ExtensionContext, successor: P
 				if (Date.now() - started < 10_000) setTimeout(tick, 50);
 				return;
 			}
-			void ext.connect().then(({ peer }) => postCard(ext, peer, ctx, successor, manual)).catch((err) => ext.prompts.diagnostic(ctx, err));
+			void ext
+				.connect()
+				.then(({ peer }) => postCard(ext, peer, ctx, successor, manual))
+				.catch((err) => {
+					try {
+						ext.prompts.diagnostic(ctx, err);
+					} catch {
+						// the person sent the successor's command meanwhile: ctx is stale, and the card is the lineage view's
+					}
+				});
 		} catch {
 			// a stale ctx: pi replaced the session, whose card the lineage view still shows
 		}
@@ -163,7 +194,7 @@ function sessionFile(ctx: ExtensionContext, sessionId: string): string | undefin
  * has not created yet is created by create; a message the return offer
  * carried waits in the continuation's editor. True when pi moved there.
  */
-export async function openContinuation(ext: Extension, arg: string | undefined, ctx: ExtensionCommandContext, create: (id: string) => Promise<boolean>): Promise<boolean> {
+export async function openContinuation(ext: PlacesDeps, arg: string | undefined, ctx: ExtensionCommandContext, create: (id: string) => Promise<boolean>): Promise<boolean> {
 	const t = ext.texts.t.bind(ext.texts);
 	let card = arg ? cards(ctx).find((c) => c.successorId === arg) : cards(ctx).at(-1);
 	if (!card) {
@@ -187,10 +218,10 @@ export async function openContinuation(ext: Extension, arg: string | undefined, 
 }
 
 /** placeCarried puts a message the return offer carried into the continuation's editor. */
-export function placeCarried(ext: Extension, ctx: ExtensionContext, successorId: string): void {
-	const text = carriedText.get(successorId);
+export function placeCarried(ext: Pick<PlacesDeps, "texts" | "carried">, ctx: ExtensionContext, successorId: string): void {
+	const text = ext.carried.get(successorId);
 	if (text === undefined || !ctx.hasUI) return;
-	carriedText.delete(successorId);
+	ext.carried.delete(successorId);
 	ctx.ui.setEditorText(text);
 	// pi redraws the session after withSession returns, which clears what
 	// was said during it: the notice comes after that.
@@ -204,7 +235,7 @@ export function placeCarried(ext: Extension, ctx: ExtensionContext, successorId:
 }
 
 /** goBack is `/continuity back`: it switches from a successor to its predecessor (the banner's); true when it did. */
-export async function goBack(ext: Extension, ctx: ExtensionCommandContext): Promise<boolean> {
+export async function goBack(ext: PlacesDeps, ctx: ExtensionCommandContext): Promise<boolean> {
 	const { peer } = await ext.connect();
 	const banner = ((await views.lineage(peer, ctx.sessionManager.getSessionId())) as { banner?: Banner | null }).banner;
 	const file = banner ? sessionFile(ctx, banner.predecessorId) : undefined;

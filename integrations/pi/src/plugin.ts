@@ -33,11 +33,23 @@ export interface Started {
 const TAIL = 8192;
 
 /**
+ * STOP_DEADLINE_MS bounds stop() as a whole: the shutdown request, the
+ * closed stdin and the exit. A plugin still running at the deadline is
+ * killed, so pi's own exit never waits on a plugin that hangs.
+ */
+export const STOP_DEADLINE_MS = 2000;
+
+export interface StartOptions {
+	/** How long stop() gives the plugin before it kills it (STOP_DEADLINE_MS). */
+	stopDeadlineMs?: number;
+}
+
+/**
  * start runs the plugin and initializes it. `serve` registers the host-side
  * handlers on the peer before initialize, so the plugin's first callbacks
  * (agents/get during activation) find them.
  */
-export async function start(hostVersion: string, serve: (peer: Peer) => void, env: NodeJS.ProcessEnv = process.env): Promise<Started> {
+export async function start(hostVersion: string, serve: (peer: Peer) => void, env: NodeJS.ProcessEnv = process.env, opts: StartOptions = {}): Promise<Started> {
 	const bin = locateBinary(env);
 	const child: ChildProcess = spawn(bin, ["serve"], { stdio: ["pipe", "pipe", "pipe"], env });
 	let tail = "";
@@ -57,19 +69,7 @@ export async function start(hostVersion: string, serve: (peer: Peer) => void, en
 		});
 	});
 	serve(peer);
-	const stop = async () => {
-		if (!peer.isClosed) {
-			try {
-				await Promise.race([peer.request("shutdown", {}), exited]);
-			} catch {
-				// already gone: nothing to shut down
-			}
-		}
-		child.stdin!.end();
-		const timer = setTimeout(() => child.kill("SIGKILL"), 2000);
-		await exited;
-		clearTimeout(timer);
-	};
+	const stop = once(() => stopChild(child, peer, exited, opts.stopDeadlineMs ?? STOP_DEADLINE_MS));
 	try {
 		const init = await peer.request<InitializeResult>("initialize", {
 			protocolVersion: "1",
@@ -83,4 +83,33 @@ export async function start(hostVersion: string, serve: (peer: Peer) => void, en
 		await stop();
 		throw e;
 	}
+}
+
+/**
+ * stopChild asks the plugin to shut down, closes its stdin and waits for
+ * it to exit, all within deadlineMs: at the deadline the plugin is killed
+ * whichever step it is in, and stop returns once it has exited.
+ */
+async function stopChild(child: ChildProcess, peer: Peer, exited: Promise<void>, deadlineMs: number): Promise<void> {
+	let timer: NodeJS.Timeout | undefined;
+	const deadline = new Promise<void>((resolve) => {
+		timer = setTimeout(resolve, deadlineMs);
+	});
+	const killed = deadline.then(() => {
+		child.kill("SIGKILL");
+	});
+	try {
+		if (!peer.isClosed) await Promise.race([peer.request("shutdown", {}), exited, deadline]);
+	} catch {
+		// already gone: nothing to shut down
+	}
+	child.stdin!.end();
+	await Promise.race([exited, killed.then(() => exited)]);
+	clearTimeout(timer);
+}
+
+/** once makes f run at most once; every call gets the first call's promise. */
+function once(f: () => Promise<void>): () => Promise<void> {
+	let p: Promise<void> | undefined;
+	return () => (p ??= f());
 }

@@ -12,7 +12,7 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-cod
 export const COMMAND_MESSAGE = "continuity-command";
 
 /** endCommand closes a command run without a UI (print and JSON modes). */
-export function endCommand(pi: ExtensionAPI, ctx: ExtensionCommandContext): void {
+export function endCommand(pi: Pick<ExtensionAPI, "sendMessage">, ctx: ExtensionCommandContext): void {
 	if (ctx.hasUI) return;
 	pi.sendMessage({ customType: COMMAND_MESSAGE, content: "", display: false }, { triggerTurn: false });
 }

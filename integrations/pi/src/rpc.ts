@@ -32,11 +32,30 @@ export class ClosedError extends Error {
 }
 
 export type RequestHandler = (params: Params) => Promise<unknown>;
-export type NotificationHandler = (params: Params) => void;
+/** A notification handler; a promise it returns is awaited only for its failure. */
+export type NotificationHandler = (params: Params) => void | Promise<void>;
 
+/**
+ * HandlerFailure is told of a notification handler that threw, once per
+ * method: the read loop goes on, and so do the other handlers.
+ */
+export type HandlerFailure = (method: string, err: unknown) => void;
+
+/** A call waiting for its answer; resolving or rejecting it removes its abort listener. */
 interface Pending {
 	resolve(v: unknown): void;
 	reject(e: Error): void;
+}
+
+/**
+ * reportToStderr is the default HandlerFailure: one line on stderr that
+ * names the notification and says the extension goes on without it.
+ */
+export function reportToStderr(method: string, err: unknown): void {
+	const why = err instanceof Error ? err.message : String(err);
+	process.stderr.write(
+		`continuity: the extension failed handling the plugin's ${method} notification (${why}); it goes on without it and does not report this handler's later failures. This is a bug in the extension: please report it with this line.\n`,
+	);
 }
 
 export class Peer {
@@ -46,11 +65,15 @@ export class Peer {
 	private readonly notificationHandlers = new Map<string, NotificationHandler>();
 	private buffered: Buffer[] = [];
 	private closed: string | undefined;
+	/** The notification methods whose handler failed and was reported. */
+	private readonly failedHandlers = new Set<string>();
 
 	private readonly out: Writable;
+	private readonly onHandlerFailure: HandlerFailure;
 
-	constructor(out: Writable, input: Readable) {
+	constructor(out: Writable, input: Readable, onHandlerFailure: HandlerFailure = reportToStderr) {
 		this.out = out;
+		this.onHandlerFailure = onHandlerFailure;
 		input.on("data", (chunk: Buffer) => this.read(chunk));
 		input.on("end", () => this.close("its output ended"));
 		input.on("error", (e: Error) => this.close(e.message));
@@ -68,15 +91,28 @@ export class Peer {
 	/**
 	 * request sends a request and resolves with its result. `rawParams`, when
 	 * given, is spliced in as the params' JSON text verbatim, so a large
-	 * payload serialized once is never copied into another object.
+	 * payload serialized once is never copied into another object. An abort
+	 * of `signal` while the call waits sends `$/cancelRequest`; the listener
+	 * is removed when the call settles, so one signal shared by a run's
+	 * many calls holds none of those that are done.
 	 */
 	request<T = unknown>(method: string, params: Params | string, signal?: AbortSignal): Promise<T> {
 		if (this.closed !== undefined) return Promise.reject(new ClosedError(this.closed));
 		const id = this.nextId++;
 		const text = typeof params === "string" ? params : JSON.stringify(params);
 		return new Promise<T>((resolve, reject) => {
-			this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
 			const onAbort = () => this.notify("$/cancelRequest", { id });
+			const unlisten = () => signal?.removeEventListener("abort", onAbort);
+			this.pending.set(id, {
+				resolve: (v) => {
+					unlisten();
+					resolve(v as T);
+				},
+				reject: (e) => {
+					unlisten();
+					reject(e);
+				},
+			});
 			signal?.addEventListener("abort", onAbort, { once: true });
 			this.write(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${text}}\n`);
 		});
@@ -131,10 +167,36 @@ export class Peer {
 			return;
 		}
 		if (msg.id === undefined || msg.id === null) {
-			this.notificationHandlers.get(msg.method)?.(msg.params ?? {});
+			this.notice(msg.method, msg.params ?? {});
 			return;
 		}
 		void this.answer(msg.id, msg.method, msg.params ?? {});
+	}
+
+	/**
+	 * notice runs a notification's handler inside the read loop, guarded: a
+	 * handler that throws (or whose promise rejects) is reported once, by
+	 * method, and the frames after it are read and dispatched as usual.
+	 */
+	private notice(method: string, params: Params): void {
+		const h = this.notificationHandlers.get(method);
+		if (!h) return;
+		try {
+			const r = h(params);
+			if (r instanceof Promise) r.catch((e: unknown) => this.handlerFailed(method, e));
+		} catch (e) {
+			this.handlerFailed(method, e);
+		}
+	}
+
+	private handlerFailed(method: string, err: unknown): void {
+		if (this.failedHandlers.has(method)) return;
+		this.failedHandlers.add(method);
+		try {
+			this.onHandlerFailure(method, err);
+		} catch {
+			// a reporter that fails has nowhere left to report to
+		}
 	}
 
 	private async answer(id: number | string, method: string, params: Params): Promise<void> {

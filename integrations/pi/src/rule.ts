@@ -47,3 +47,20 @@ export function writeRule(rule: Rule, env: NodeJS.ProcessEnv = process.env): voi
 	writeFileSync(tmp, `${JSON.stringify({ rule })}\n`, { mode: 0o600 });
 	renameSync(tmp, file(env));
 }
+
+/**
+ * ruleReader reads the rule at each call (readRule). An unreadable setting
+ * is told to `unreadable` once in the reader's life, so a bad file is said
+ * once, not at every request; the turn rule applies meanwhile.
+ */
+export function ruleReader(unreadable: () => void, env: NodeJS.ProcessEnv = process.env): () => Rule {
+	let told = false;
+	return () => {
+		const r = readRule(env);
+		if (r.unreadable && !told) {
+			told = true;
+			unreadable();
+		}
+		return r.rule;
+	};
+}

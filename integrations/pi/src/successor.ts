@@ -4,12 +4,28 @@
 // as its first message, and its run answers the initiating message the
 // projection carries verbatim.
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import type { Extension } from "./extension.ts";
-import { HEADER_ENTRY } from "./extension.ts";
 import { BANNER_MESSAGE } from "./card.ts";
-import { pendingSuccessors, SUCCESSOR_COMMAND } from "./host.ts";
-import { bannerEntry, cardWhenIdle, placeCarried, postCard, registerPlaces } from "./places.ts";
+import type { CreatedSessions } from "./created.ts";
+import type { SessionLog } from "./events.ts";
+import { SUCCESSOR_COMMAND } from "./host.ts";
+import { bannerEntry, cardWhenIdle, type PlacesDeps, placeCarried, postCard, registerPlaces } from "./places.ts";
 import type { ToolInfo } from "./plugin.ts";
+import { HEADER_ENTRY } from "./sessions.ts";
+import type { Prompts } from "./ui.ts";
+
+/**
+ * What the continuation tools and the successor command need of the
+ * extension: what the card, the banner and the return offer need
+ * (places.ts), and the successors to create.
+ */
+export interface SuccessorDeps extends PlacesDeps {
+	pi: Pick<ExtensionAPI, "registerTool" | "sendMessage" | "sendUserMessage">;
+	prompts: Pick<Prompts, "say" | "diagnostic" | "guard">;
+	successors: Pick<CreatedSessions, "get" | "delete" | "has" | "values">;
+	log(ctx: ExtensionContext): SessionLog;
+	/** ended holds the sessions whose turn the plugin ended (a continuation). */
+	ended: { add(sessionId: string): void };
+}
 
 interface ToolCallResult {
 	content: { type: "text"; text: string }[];
@@ -19,7 +35,7 @@ interface ToolCallResult {
 }
 
 /** registerTools declares the plugin's tools to pi, each forwarded as tool/call. */
-export function registerTools(ext: Extension, tools: ToolInfo[]): void {
+export function registerTools(ext: SuccessorDeps, tools: ToolInfo[]): void {
 	for (const tool of tools) {
 		ext.pi.registerTool({
 			name: tool.name,
@@ -49,7 +65,7 @@ export function registerTools(ext: Extension, tools: ToolInfo[]): void {
  * what makes a continuation a place (places.ts): the card, the banner,
  * back, open and the return offer.
  */
-export function registerSuccessorCommand(ext: Extension, pi: ExtensionAPI): void {
+export function registerSuccessorCommand(ext: SuccessorDeps, pi: ExtensionAPI): void {
 	registerPlaces(ext, pi);
 	// The successor commands pi 0.73 left for the person to send, by successor id.
 	const manual = new Map<string, string>();
@@ -70,7 +86,7 @@ export function registerSuccessorCommand(ext: Extension, pi: ExtensionAPI): void
 	});
 	pi.on("agent_end", async (_e, ctx) => {
 		const sid = ctx.sessionManager.getSessionId();
-		for (const p of pendingSuccessors.values()) {
+		for (const p of ext.successors.values()) {
 			const command = manual.get(p.sessionId);
 			if (p.predecessorId === sid && command && ctx.hasUI) cardWhenIdle(ext, ctx, p, command);
 		}
@@ -91,17 +107,17 @@ export function registerSuccessorCommand(ext: Extension, pi: ExtensionAPI): void
  * starts with the banner and then runs the projection, which carries the
  * initiating message.
  */
-export async function createSuccessor(ext: Extension, ctx: ExtensionCommandContext, id: string): Promise<boolean> {
-	const p = pendingSuccessors.get(id);
+export async function createSuccessor(ext: SuccessorDeps, ctx: ExtensionCommandContext, id: string): Promise<boolean> {
+	const p = ext.successors.get(id);
 	if (!p) return false;
 	await ctx.waitForIdle();
-	pendingSuccessors.delete(p.sessionId);
+	ext.successors.delete(p.sessionId);
 	const parentSession = ctx.sessionManager.getSessionFile();
 	const first = renderProjection(p.context);
 	// The card and the banner are shown, not required: a failure to read
 	// them is said, and the continuation goes on.
 	let banner: Awaited<ReturnType<typeof bannerEntry>>;
-	await ext.guard(ctx, async () => {
+	await ext.prompts.guard(ctx, async () => {
 		const { peer } = await ext.connect();
 		if (ctx.hasUI) await postCard(ext, peer, ctx, p);
 		banner = await bannerEntry(ext, peer, p.sessionId);

@@ -38,4 +38,15 @@ export class Texts {
 		if (s === undefined) throw new Error(`continuity: no text ${JSON.stringify(key)} in ${this.locale}`);
 		return s.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m));
 	}
+
+	/**
+	 * counted renders key with {count} filled: its "<key>.one" form when
+	 * count is 1 and the texts have one, since "1 source references" is
+	 * wrong in English (every locale carries the same keys, so Chinese
+	 * repeats its one form there).
+	 */
+	counted(key: string, count: number, params: Record<string, string | number> = {}): string {
+		const one = `${key}.one`;
+		return this.t(count === 1 && this.has(one) ? one : key, { ...params, count });
+	}
 }

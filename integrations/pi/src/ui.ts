@@ -3,23 +3,27 @@
 // modes) these are pi's selectors and notifications; without one (print and
 // JSON modes) nothing prompts and the same texts go to stderr.
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
-import type { Extension } from "./extension.ts";
 import { diagnosticOf } from "./outcomes.ts";
 import { type Notice, policy, views } from "./remote.ts";
 import type { Peer } from "./rpc.ts";
+import type { Texts } from "./texts.ts";
 
 export const STATUS_KEY = "continuity";
 
 export type SwitchChoice = "enable" | "keepOff" | "cancel";
 
 export class Prompts {
-	private readonly ext: Extension;
-	constructor(ext: Extension) {
-		this.ext = ext;
+	private readonly texts: Texts;
+	private readonly running: () => Peer | undefined;
+
+	/** running is the peer of the plugin if it runs now (the footer never starts one). */
+	constructor(texts: Texts, running: () => Peer | undefined) {
+		this.texts = texts;
+		this.running = running;
 	}
 
 	private get t() {
-		return this.ext.texts.t.bind(this.ext.texts);
+		return this.texts.t.bind(this.texts);
 	}
 
 	/** say shows an information line: a notification, or a stderr line in print mode. */
@@ -39,6 +43,16 @@ export class Prompts {
 		this.say(ctx, text, "error");
 	}
 
+	/** guard runs f and shows its error (diagnostic) instead of letting pi swallow it. */
+	async guard<T>(ctx: ExtensionContext, f: () => Promise<T>): Promise<T | undefined> {
+		try {
+			return await f();
+		} catch (err) {
+			this.diagnostic(ctx, err);
+			return undefined;
+		}
+	}
+
 	/**
 	 * status sets the footer while a turn runs: the policy the turn runs
 	 * with and what it omitted. done clears it.
@@ -49,8 +63,8 @@ export class Prompts {
 			ctx.ui.setStatus(STATUS_KEY, undefined);
 			return;
 		}
-		const peer = this.ext.plugin?.peer;
-		if (!peer || peer.isClosed) return;
+		const peer = this.running();
+		if (!peer) return;
 		const sid = ctx.sessionManager.getSessionId();
 		void policy
 			.get(peer, sid)

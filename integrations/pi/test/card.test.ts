@@ -36,8 +36,20 @@ test("the card names the successor, reason, what was carried and the commands of
 test("on pi 0.73 the card says what to press instead of an open action", () => {
 	const lines = cardLines(new Texts("en"), { ...card, carried: { sources: 1, omitted: 0 } }, "/continuity-successor s-1");
 	assert.equal(lines.length, 5);
+	assert.equal(lines[2], "Carried the current request, the handoff and 1 source reference.");
 	assert.match(lines[3], /Press Enter to open the continuation/);
 	assert.equal(lines[4], "/continuity-successor s-1");
+});
+
+test("one source, and one more left linked, are said in the singular; Chinese has one form", () => {
+	const one = { ...card, carried: { sources: 1, omitted: 1 } };
+	const en = cardLines(new Texts("en"), one);
+	assert.equal(en[2], "Carried the current request, the handoff and 1 source reference.");
+	assert.equal(en[3], "1 more source stays linked but was not loaded.");
+	assert.equal(cardLines(new Texts("en"), { ...card, carried: { sources: 0, omitted: 0 } })[2], "Carried the current request, the handoff and 0 source references.");
+	const zh = new Texts("zh-CN");
+	assert.equal(cardLines(zh, one)[2], zh.t("continuation.card.carried", { count: 1 }));
+	assert.equal(cardLines(zh, one)[3], zh.t("continuation.card.omitted", { count: 1 }));
 });
 
 test("the banner names the predecessor (its id when untitled) and the back and view commands, in Chinese too", () => {
