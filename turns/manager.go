@@ -223,6 +223,8 @@ func (m *Manager) endTurnLocked(s *session, turn int64) {
 	s.notice.endTurn(turn)
 	if a := s.current; a != nil && a.turn == turn {
 		a.revoke("the turn ended")
+		// No retry of an ended turn is served: its bytes go now.
+		m.retry408.forget(a)
 	}
 }
 

@@ -1,7 +1,6 @@
 package turns
 
 import (
-	"bytes"
 	"sync"
 	"time"
 
@@ -37,47 +36,93 @@ type retryEntry struct {
 // keptOutput is the final bytes of one filtered request. Until detach
 // they are borrowed: slices of the payload's frame, which the request's
 // wire.Params still own; detach (before the frame is released) or a
-// retry that comes first takes the record's own copy.
+// retry that comes first copies them into a buffer of the record's own,
+// which goes back to outputBuffers once nothing refers to it any more.
 type keptOutput struct {
 	sum     [32]byte
 	size    int
 	expires time.Time
+	// refs counts the records sharing the output and the retry results
+	// still being written from it (guarded by retries.mu); at zero the
+	// buffer is recycled.
+	refs int
 
 	mu       sync.Mutex
 	own      []byte   // the record's own copy, once taken
 	borrowed [][]byte // the frame's slices until then
-	dropped  bool     // forgotten: detach need not copy
-	refs     int      // records sharing it (guarded by retries.mu)
+	dropped  bool     // nothing refers to it: detach need not copy
 }
 
+// outputBuffers recycles the buffers of kept outputs. Every filtered
+// payload's bytes are copied once, after its reply, in case the supplier
+// answers 408; without reuse that copy was a fresh 1 MiB allocation per
+// 1 MiB payload, half of what the plugin allocated on the payload path
+// and the main reason the collector ran. Pooled buffers live in a
+// sync.Pool, so the collector still frees them when payloads stop.
+var outputBuffers sync.Pool // of *[]byte
+
+// ownCopy joins pieces into a recycled buffer when one is large enough.
+func ownCopy(pieces [][]byte, size int) []byte {
+	var b []byte
+	if p, _ := outputBuffers.Get().(*[]byte); p != nil && cap(*p) >= size {
+		b = (*p)[:0]
+	} else {
+		// An eighth more, so a slightly larger next payload still fits.
+		b = make([]byte, 0, size+size/8)
+	}
+	for _, p := range pieces {
+		b = append(b, p...)
+	}
+	return b
+}
+
+// recycle gives b back; the caller holds no other reference to it. In
+// the race build it is poisoned first, so that a slice kept past its
+// release reads garbage at once (as wire does with frame buffers).
+func recycle(b []byte) {
+	if poisonRecycled != nil {
+		poisonRecycled(b[:cap(b)])
+	}
+	b = b[:0]
+	outputBuffers.Put(&b)
+}
+
+// poisonRecycled is set in the race build (poison_race.go).
+var poisonRecycled func([]byte)
+
 // bytesOf returns the output, copying it out of the borrowed slices the
-// first time.
+// first time. The caller holds a reference (refs), so it is not dropped
+// meanwhile.
 func (k *keptOutput) bytesOf() []byte {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.borrowed != nil {
-		k.own, k.borrowed = bytes.Join(k.borrowed, nil), nil
+		k.own, k.borrowed = ownCopy(k.borrowed, k.size), nil
 	}
 	return k.own
 }
 
 // detach ends the borrow: the frame is about to be released. A record
-// already forgotten (its turn ended before the reply was written) is not
+// already dropped (its turn ended before the reply was written) is not
 // copied at all.
 func (k *keptOutput) detach() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.borrowed != nil && !k.dropped {
-		k.own = bytes.Join(k.borrowed, nil)
+		k.own = ownCopy(k.borrowed, k.size)
 	}
 	k.borrowed = nil
 }
 
-// drop marks the output forgotten and lets go of its bytes.
+// drop lets go of the bytes once nothing refers to them.
 func (k *keptOutput) drop() {
 	k.mu.Lock()
+	own := k.own
 	k.dropped, k.own, k.borrowed = true, nil, nil
 	k.mu.Unlock()
+	if own != nil {
+		recycle(own)
+	}
 }
 
 // retain records a filtered request's final bytes for an exact retry. The
@@ -115,32 +160,39 @@ func (m *Manager) timedOut(requestID string) {
 // retry returns the recorded result of request of, when the supplier
 // answered it with 408, its admission a is still current and the record is
 // younger than filter.RetainTTL. The retry itself (requestID) is recorded
-// too, so a retry of the retry gets the same bytes after another 408.
+// too, so a retry of the retry gets the same bytes after another 408. The
+// result borrows the record's buffer until its Detach.
 func (m *Manager) retry(of, requestID string, a *admission) (PayloadResult, bool) {
+	if a.revokedErr() != nil {
+		return PayloadResult{}, false
+	}
 	r := &m.retry408
 	r.mu.Lock()
 	e := r.byID[of]
-	ok := e != nil && e.a == a && e.timedOut && m.opt.Now().Before(e.out.expires)
-	var entry retryEntry
-	if ok {
-		entry = *e
-	}
-	r.mu.Unlock()
-	if !ok || a.revokedErr() != nil {
+	if e == nil || e.a != a || !e.timedOut || !m.opt.Now().Before(e.out.expires) {
+		r.mu.Unlock()
 		return PayloadResult{}, false
 	}
-	out := entry.out.bytesOf()
-	if out == nil {
-		return PayloadResult{}, false // forgotten meanwhile
-	}
-	r.mu.Lock()
-	if requestID != of && r.byID[of] != nil && r.byID[of].out == entry.out {
+	entry := *e
+	entry.out.refs++ // the result's reference, until its Detach
+	if requestID != of {
 		r.removeLocked(requestID)
 		entry.out.refs++
 		r.byID[requestID] = &retryEntry{a: a, out: entry.out, omitted: entry.omitted}
 	}
 	r.mu.Unlock()
-	return PayloadResult{Outcome: OutcomeFiltered, Output: [][]byte{out}, Omitted: entry.omitted, SHA256: entry.out.sum}, true
+	release := func() {
+		r.mu.Lock()
+		r.releaseLocked(entry.out)
+		r.mu.Unlock()
+	}
+	out := entry.out.bytesOf()
+	if out == nil {
+		release()
+		return PayloadResult{}, false
+	}
+	return PayloadResult{Outcome: OutcomeFiltered, Output: [][]byte{out}, Omitted: entry.omitted, SHA256: entry.out.sum,
+		detach: sync.OnceFunc(release)}, true
 }
 
 // forget drops the retry records of an ended admission, and their bytes.
@@ -154,16 +206,21 @@ func (r *retries) forget(a *admission) {
 	}
 }
 
-// removeLocked deletes the record of id; the bytes go when no record
-// shares them any more. r.mu is held.
+// removeLocked deletes the record of id; the bytes go when nothing
+// refers to them any more. r.mu is held.
 func (r *retries) removeLocked(id string) {
 	e := r.byID[id]
 	if e == nil {
 		return
 	}
 	delete(r.byID, id)
-	if e.out.refs--; e.out.refs == 0 {
-		r.bytes -= e.out.size
-		e.out.drop()
+	r.releaseLocked(e.out)
+}
+
+// releaseLocked drops one reference to k. r.mu is held.
+func (r *retries) releaseLocked(k *keptOutput) {
+	if k.refs--; k.refs == 0 {
+		r.bytes -= k.size
+		k.drop()
 	}
 }
