@@ -67,6 +67,17 @@ func (d *decider) observe(ev hostapi.SessionEvent) {
 	}
 }
 
+// holdForPayload keeps queued boundary work from starting until the
+// returned release, which the llm/payload handler calls once its reply is
+// written. Nothing waits on that work (turn/end only queues it and no
+// reply depends on it), while the payload's reply is what the person's
+// turn waits for: on two cores a decision's SQLite work that started in
+// the middle of a 1 MiB round trip took a core from the filter and the
+// pipe, and most round trips follow a turn/end by a moment. A job already
+// running goes on; a hold lasts one payload, so decisions are delayed,
+// never dropped.
+func (d *decider) holdForPayload() (release func()) { return d.q.Hold() }
+
 // dispose queues the removal of a disposed agent's boundary state.
 func (d *decider) dispose(sessionID string) {
 	d.q.Push(boundaryJob{sessionID: sessionID, dispose: true})
