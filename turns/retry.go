@@ -42,10 +42,11 @@ type keptOutput struct {
 	sum     [32]byte
 	size    int
 	expires time.Time
-	// refs counts the records sharing the output and the retry results
-	// still being written from it (guarded by retries.mu); at zero the
-	// buffer is recycled.
-	refs int
+	// records counts the records sharing the output (its bytes count
+	// toward the budget while any is left) and readers the retry results
+	// still being written from it; when both are zero the buffer is
+	// recycled. Both are guarded by retries.mu.
+	records, readers int
 
 	mu       sync.Mutex
 	own      []byte   // the record's own copy, once taken
@@ -91,7 +92,7 @@ func recycle(b []byte) {
 var poisonRecycled func([]byte)
 
 // bytesOf returns the output, copying it out of the borrowed slices the
-// first time. The caller holds a reference (refs), so it is not dropped
+// first time. The caller holds a record or a reader, so it is not dropped
 // meanwhile.
 func (k *keptOutput) bytesOf() []byte {
 	k.mu.Lock()
@@ -135,7 +136,7 @@ func (m *Manager) retain(requestID string, a *admission, out PayloadResult) (det
 	for _, p := range out.Output {
 		size += len(p)
 	}
-	k := &keptOutput{sum: out.SHA256, size: size, expires: m.opt.Now().Add(filter.RetainTTL), borrowed: out.Output, refs: 1}
+	k := &keptOutput{sum: out.SHA256, size: size, expires: m.opt.Now().Add(filter.RetainTTL), borrowed: out.Output, records: 1}
 	r := &m.retry408
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -174,16 +175,17 @@ func (m *Manager) retry(of, requestID string, a *admission) (PayloadResult, bool
 		return PayloadResult{}, false
 	}
 	entry := *e
-	entry.out.refs++ // the result's reference, until its Detach
+	entry.out.readers++ // the result's, until its Detach
 	if requestID != of {
 		r.removeLocked(requestID)
-		entry.out.refs++
+		entry.out.records++
 		r.byID[requestID] = &retryEntry{a: a, out: entry.out, omitted: entry.omitted}
 	}
 	r.mu.Unlock()
 	release := func() {
 		r.mu.Lock()
-		r.releaseLocked(entry.out)
+		entry.out.readers--
+		r.dropIfUnusedLocked(entry.out)
 		r.mu.Unlock()
 	}
 	out := entry.out.bytesOf()
@@ -214,13 +216,16 @@ func (r *retries) removeLocked(id string) {
 		return
 	}
 	delete(r.byID, id)
-	r.releaseLocked(e.out)
+	if e.out.records--; e.out.records == 0 {
+		r.bytes -= e.out.size
+	}
+	r.dropIfUnusedLocked(e.out)
 }
 
-// releaseLocked drops one reference to k. r.mu is held.
-func (r *retries) releaseLocked(k *keptOutput) {
-	if k.refs--; k.refs == 0 {
-		r.bytes -= k.size
+// dropIfUnusedLocked recycles k's buffer once no record and no retry
+// result refers to it. r.mu is held.
+func (r *retries) dropIfUnusedLocked(k *keptOutput) {
+	if k.records == 0 && k.readers == 0 {
 		k.drop()
 	}
 }

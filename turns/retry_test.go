@@ -168,7 +168,7 @@ func TestRetryResultHoldsItsBytesUntilDetach(t *testing.T) {
 	}
 	again.Detach()
 	again.Detach() // idempotent: one reference, released once
-	if !k.dropped || r.retry408.bytes != 0 || k.refs != 0 {
-		t.Fatalf("after Detach: dropped %v, %d bytes held, %d refs", k.dropped, r.retry408.bytes, k.refs)
+	if !k.dropped || r.retry408.bytes != 0 || k.readers != 0 {
+		t.Fatalf("after Detach: dropped %v, %d bytes held, %d readers", k.dropped, r.retry408.bytes, k.readers)
 	}
 }
