@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -20,6 +21,10 @@ const decisionTimeout = 30 * time.Second
 // boundary of that session decides again).
 const maxQueuedBoundaryJobs = 4096
 
+// maxPayloadHold bounds how long one llm/payload keeps boundary work
+// waiting (holdForPayload): a 64 MiB payload's round trip, with room.
+const maxPayloadHold = 250 * time.Millisecond
+
 // decider runs managed-context boundary work off the read loop, in the
 // order it arrived: the event that marks a boundary is observed
 // synchronously, and the decision (which may read the session from the
@@ -29,6 +34,8 @@ type decider struct {
 	b   *boundary.Service
 	log *zap.Logger
 	q   *queue.Queue[boundaryJob]
+	// holding is set while a payload holds the queue (holdForPayload).
+	holding atomic.Bool
 }
 
 // boundaryJob is one decision at a trigger, or (dispose) the removal of a
@@ -64,6 +71,30 @@ func (d *decider) observe(ev hostapi.SessionEvent) {
 		if boundary.ReportsUsage(ev.Event.Type) && d.b.UnderPressure(ev.SessionID) {
 			d.q.Push(boundaryJob{sessionID: ev.SessionID, at: boundary.ContextPressure})
 		}
+	}
+}
+
+// holdForPayload keeps queued boundary work from starting until the
+// returned release, which the llm/payload handler calls once its reply is
+// written. Nothing waits on that work (turn/end only queues it and no
+// reply depends on it), while the payload's reply is what the person's
+// turn waits for: on two cores a decision's SQLite work that started in
+// the middle of a 1 MiB round trip took a core from the filter and the
+// pipe, and most round trips follow a turn/end by a moment. A job already
+// running goes on. Decisions are delayed, never starved: one payload
+// holds at a time (payloads of other sessions that overlap it take no
+// hold of their own, so the queue runs between them) and a hold ends
+// after maxPayloadHold whatever the payload.
+func (d *decider) holdForPayload() (release func()) {
+	if !d.holding.CompareAndSwap(false, true) {
+		return func() {}
+	}
+	resume := d.q.Hold()
+	t := time.AfterFunc(maxPayloadHold, resume)
+	return func() {
+		t.Stop()
+		resume()
+		d.holding.Store(false)
 	}
 }
 

@@ -52,8 +52,15 @@ func readPayloadParams(params *wire.Params) (payloadParams, error) {
 // from the slices of the payload that it keeps (a wire.RawResult), and the
 // retry record that still borrows them takes its copy before the
 // dispatcher releases the frame (BeforeRelease).
+//
+// Boundary work waits while the payload is answered (holdForPayload):
+// the hold ends when the frame is released, after the reply.
 func (s *Server) llmPayload(ctx context.Context, p payloadParams) (any, error) {
-	res, err := s.svc().turns.Payload(ctx, p.req, p.payload)
+	svc := s.svc()
+	if svc.decider != nil && p.frame != nil {
+		p.frame.BeforeRelease(svc.decider.holdForPayload())
+	}
+	res, err := svc.turns.Payload(ctx, p.req, p.payload)
 	if err != nil {
 		return nil, err
 	}

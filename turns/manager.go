@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/continuity-dev/continuity/dshevent"
-	"github.com/continuity-dev/continuity/filter"
 	"github.com/continuity-dev/continuity/hostapi"
 	"github.com/continuity-dev/continuity/settings"
 )
@@ -57,7 +56,6 @@ type Options struct {
 // Manager holds every session's turn and compaction state.
 type Manager struct {
 	opt      Options
-	retained *filter.Retained
 	retry408 retries
 	notices  *notifier
 	// onPoll, when set (by tests of this package only), runs before every
@@ -111,7 +109,6 @@ func New(opt Options) *Manager {
 	}
 	return &Manager{
 		opt:      opt,
-		retained: filter.NewRetained(opt.Now, 0),
 		retry408: retries{byID: map[string]*retryEntry{}},
 		notices:  newNotifier(opt.Base, opt.Emitter, opt.Log),
 		sessions: map[string]*session{},
@@ -226,6 +223,8 @@ func (m *Manager) endTurnLocked(s *session, turn int64) {
 	s.notice.endTurn(turn)
 	if a := s.current; a != nil && a.turn == turn {
 		a.revoke("the turn ended")
+		// No retry of an ended turn is served: its bytes go now.
+		m.retry408.forget(a)
 	}
 }
 

@@ -128,3 +128,47 @@ func (r *rig) mustAdmitOrEnded(sid string, turn, step int64, rid string) {
 		r.t.Fatal(err)
 	}
 }
+
+// The retry records and their bytes go with their turn: once it ends,
+// nothing is held for it (the bytes could never be served again), and a
+// detach that comes after the end does not copy them at all.
+func TestRetryRecordsGoWithTheirTurn(t *testing.T) {
+	r, _, first := filteredR1(t)
+	r.Response("r1", 408, "")
+	if got := r.retry408.bytes; got != len(first.Bytes()) {
+		t.Fatalf("held %d bytes for r1, want %d", got, len(first.Bytes()))
+	}
+	k := r.retry408.byID["r1"].out
+	r.endTurn("s1", 1)
+	first.Detach()
+	if len(r.retry408.byID) != 0 || r.retry408.bytes != 0 {
+		t.Fatalf("after the turn ended: %d records, %d bytes held", len(r.retry408.byID), r.retry408.bytes)
+	}
+	if k.own != nil || !k.dropped {
+		t.Fatal("a detach after the turn ended copied the bytes")
+	}
+}
+
+// A retry's result borrows the record's buffer until its Detach: the turn
+// may end meanwhile (the host's next agent/request) and the bytes being
+// written stay intact; only after Detach does the buffer go back.
+func TestRetryResultHoldsItsBytesUntilDetach(t *testing.T) {
+	r, b, first := filteredR1(t)
+	want := first.Bytes()
+	first.Detach()
+	r.Response("r1", 408, "")
+	again, err := r.Payload(context.Background(), retryReq("r1-retry", "r1"), b)
+	if err != nil || again.Outcome != OutcomeFiltered {
+		t.Fatalf("retry: %v %v", again.Outcome, err)
+	}
+	k := r.retry408.byID["r1"].out
+	r.endTurn("s1", 1)
+	if len(r.retry408.byID) != 0 || k.dropped || !bytes.Equal(again.Bytes(), want) {
+		t.Fatalf("the retry's bytes were let go while its reply was written (dropped %v)", k.dropped)
+	}
+	again.Detach()
+	again.Detach() // idempotent: one reference, released once
+	if !k.dropped || r.retry408.bytes != 0 || k.readers != 0 {
+		t.Fatalf("after Detach: dropped %v, %d bytes held, %d readers", k.dropped, r.retry408.bytes, k.readers)
+	}
+}
