@@ -3,6 +3,8 @@ package server
 import (
 	"strings"
 	"testing"
+
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 func TestSessionEventEnvelope(t *testing.T) {
@@ -26,7 +28,7 @@ func TestSessionEventEnvelope(t *testing.T) {
 		{name: "duplicates inside data are the features' business", seq: 3, params: `{"sessionId":"s","event":{"type":"t","seq":3,"data":{"a":1,"a":2}}}`},
 		{name: "a header that is not an object", seq: 2, params: `{"sessionId":"s","event":{"type":"t","seq":2},"header":5}`, headerErr: "not an object"},
 	} {
-		ev, headerErr, err := readSessionEvent([]byte(c.params))
+		ev, headerErr, err := readSessionEvent([]byte(c.params), jsonscan.Spans{})
 		switch {
 		case c.err != "":
 			if err == nil || !strings.Contains(err.Error(), c.err) {
@@ -45,7 +47,7 @@ func TestSessionEventEnvelope(t *testing.T) {
 			t.Errorf("%s: %+v", c.name, ev)
 		}
 	}
-	ev, _, err := readSessionEvent([]byte(`{"sessionId":"s","event":{"type":"tool/result","seq":4,"data":{"message":{"content":"big"}} ,"surfaceOp":{"op":"replace","startSeq":1,"endSeq":2}},"header":{"version":0,"createdAt":5}}`))
+	ev, _, err := readSessionEvent([]byte(`{"sessionId":"s","event":{"type":"tool/result","seq":4,"data":{"message":{"content":"big"}} ,"surfaceOp":{"op":"replace","startSeq":1,"endSeq":2}},"header":{"version":0,"createdAt":5}}`), jsonscan.Spans{})
 	if err != nil || string(ev.Event.Data) != `{"message":{"content":"big"}}` || string(ev.Event.SurfaceOp) != `{"op":"replace","startSeq":1,"endSeq":2}` ||
 		ev.Header == nil || ev.Header.IsSeeded || *ev.Header.CreatedAt != 5 {
 		t.Fatalf("%+v %v", ev, err)
