@@ -49,6 +49,19 @@ func TestReadToolResultBothFormats(t *testing.T) {
 			if !ok || r.CallID != "call_7" || r.Failed != failed || r.Excerpt != "first line \u00e9\tx" || r.MessageBytes < 1<<20 {
 				t.Fatalf("format %d failed=%v: %+v ok=%v", f, failed, r, ok)
 			}
+			// With the spans of the frame data was cut from (the output
+			// stepped over in O(1)), the same reading.
+			frame := append(append([]byte(`{"jsonrpc":"2.0","params":{"event":{"data":`), data...), "}}}"...)
+			var v jsonscan.Validator
+			v.Write(frame)
+			if _, err := v.End(nil); err != nil {
+				t.Fatal(err)
+			}
+			long := v.Long(frame)
+			at := len(`{"jsonrpc":"2.0","params":{"event":{"data":`)
+			if rs, ok := dshevent.ReadToolResult(frame[at:at+len(data)], long, 200); long.Len() == 0 || !ok || rs != r {
+				t.Fatalf("format %d failed=%v: with %d spans %+v ok=%v, without %+v", f, failed, long.Len(), rs, ok, r)
+			}
 		}
 	}
 	r, ok := dshevent.ReadToolResult([]byte(`{"message":{"content":"boom"},"error":{"name":"ToolError","code":"E_TOOL"},"callId":"c9"}`), jsonscan.Spans{}, 200)

@@ -43,7 +43,7 @@ type span struct{ start, end int }
 // Long returns the spans of the long strings of the document just
 // validated, bound to doc: the bytes fed, in order, without a trailing
 // \r the caller cut. It returns no spans unless End found the document
-// valid, or when doc is not those bytes (its length differs, or a span
+// valid JSON, or when doc is not those bytes (its length differs, or a span
 // does not start and end with a quote).
 func (v *Validator) Long(doc []byte) Spans {
 	if v.state != sTrailing || len(v.long) == 0 || len(doc) > v.off || len(doc) < v.off-1 {
