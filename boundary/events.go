@@ -141,7 +141,7 @@ func parseEvent(ev hostapi.Event) parsed {
 	case EventAssistantMessage:
 		parseAssistant(ev.Seq, ev.Data, &p)
 	case EventToolResult:
-		if !parseHostToolResult(ev.Seq, ev.Data, &p) {
+		if !parseHostToolResult(ev.Seq, ev.Data, ev.Long, &p) {
 			parseToolResult(ev.Seq, ev.Data, &p)
 		}
 	case EventUsage:

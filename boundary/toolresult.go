@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/continuity-dev/continuity/dshevent"
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 // maxArgsInSubject bounds the arguments a tool item's subject quotes.
@@ -35,8 +36,8 @@ func callSubject(name, args string) string {
 // which a later success of the same call supersedes. Its subject is the
 // call's (filled in by the session state from the tool/call it answers).
 // It reports false when data has no message object (another host's shape).
-func parseHostToolResult(seq int64, data []byte, p *parsed) bool {
-	r, ok := dshevent.ReadToolResult(data, maxErrorLine)
+func parseHostToolResult(seq int64, data []byte, long jsonscan.Spans, p *parsed) bool {
+	r, ok := dshevent.ReadToolResult(data, long, maxErrorLine)
 	if !ok {
 		return false
 	}

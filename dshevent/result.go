@@ -27,9 +27,10 @@ type ToolResult struct {
 // and failure rules as ResultCallID and ResultFailed. ok is false when
 // data is not an object or has no message object. Every byte of data is
 // passed once: members are read as the walk meets them, whatever their
-// order, and the output is only skipped.
-func ReadToolResult(data []byte, excerptLimit int) (r ToolResult, ok bool) {
-	w := resultWalk{s: jsonscan.Scanner{B: data, Trusted: true}, limit: excerptLimit}
+// order, and the output is only skipped — in O(1) when long are the long
+// strings of the frame data was cut from (hostapi.Event.Long).
+func ReadToolResult(data []byte, long jsonscan.Spans, excerptLimit int) (r ToolResult, ok bool) {
+	w := resultWalk{s: jsonscan.Scanner{B: data, Trusted: true, Long: long}, limit: excerptLimit}
 	var topCallID string
 	var topFailed, sawMessage bool
 	i := w.s.WS(0)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/continuity-dev/continuity/dshevent"
 	"github.com/continuity-dev/continuity/fixtures/dsh"
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 // ReadToolResult agrees with ResultCallID and ResultFailed on every
@@ -25,7 +26,7 @@ func TestReadToolResultAgreesOnRecordedStreams(t *testing.T) {
 					continue
 				}
 				data := []byte(fr.Event.Get("data").Raw)
-				r, ok := dshevent.ReadToolResult(data, 200)
+				r, ok := dshevent.ReadToolResult(data, jsonscan.Spans{}, 200)
 				if !ok || r.CallID != dshevent.ResultCallID(data) || r.Failed != dshevent.ResultFailed(data) ||
 					r.MessageBytes != len(fr.Event.Get("data.message").Raw) {
 					t.Fatalf("format %d %s seq %d: %+v ok=%v", format, file, fr.Event.Get("seq").Int(), r, ok)
@@ -44,18 +45,31 @@ func TestReadToolResultBothFormats(t *testing.T) {
 	for _, f := range []dsh.Format{dsh.Format0, dsh.Format4} {
 		for _, failed := range []bool{false, true} {
 			data, _ := json.Marshal(f.ToolResult(1, 1, "call_7", output, failed))
-			r, ok := dshevent.ReadToolResult(data, 200)
+			r, ok := dshevent.ReadToolResult(data, jsonscan.Spans{}, 200)
 			if !ok || r.CallID != "call_7" || r.Failed != failed || r.Excerpt != "first line \u00e9\tx" || r.MessageBytes < 1<<20 {
 				t.Fatalf("format %d failed=%v: %+v ok=%v", f, failed, r, ok)
 			}
+			// With the spans of the frame data was cut from (the output
+			// stepped over in O(1)), the same reading.
+			frame := append(append([]byte(`{"jsonrpc":"2.0","params":{"event":{"data":`), data...), "}}}"...)
+			var v jsonscan.Validator
+			v.Write(frame)
+			if _, err := v.End(nil); err != nil {
+				t.Fatal(err)
+			}
+			long := v.Long(frame)
+			at := len(`{"jsonrpc":"2.0","params":{"event":{"data":`)
+			if rs, ok := dshevent.ReadToolResult(frame[at:at+len(data)], long, 200); long.Len() == 0 || !ok || rs != r {
+				t.Fatalf("format %d failed=%v: with %d spans %+v ok=%v, without %+v", f, failed, long.Len(), rs, ok, r)
+			}
 		}
 	}
-	r, ok := dshevent.ReadToolResult([]byte(`{"message":{"content":"boom"},"error":{"name":"ToolError","code":"E_TOOL"},"callId":"c9"}`), 200)
+	r, ok := dshevent.ReadToolResult([]byte(`{"message":{"content":"boom"},"error":{"name":"ToolError","code":"E_TOOL"},"callId":"c9"}`), jsonscan.Spans{}, 200)
 	if !ok || !r.Failed || r.ErrorCode != "E_TOOL" || r.CallID != "c9" || r.Excerpt != "boom" {
 		t.Fatalf("%+v ok=%v", r, ok)
 	}
 	for _, bad := range []string{`{"callId":"c1","output":"x"}`, `{"message":"text"}`, `[1]`} {
-		if _, ok := dshevent.ReadToolResult([]byte(bad), 200); ok {
+		if _, ok := dshevent.ReadToolResult([]byte(bad), jsonscan.Spans{}, 200); ok {
 			t.Fatalf("%s reads as a DSH tool/result", bad)
 		}
 	}

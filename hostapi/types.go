@@ -7,7 +7,11 @@
 // plugin process over JSON-RPC.
 package hostapi
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/continuity-dev/continuity/jsonscan"
+)
 
 // SessionHeader is the host's birth evidence for a session.
 // CreatedAt is milliseconds since the epoch; nil when the host did not say.
@@ -31,6 +35,12 @@ type Event struct {
 	// {op:"replace", startSeq, endSeq} (format 4): the earlier events a
 	// compaction checkpoint replaces.
 	SurfaceOp json.RawMessage `json:"surfaceOp,omitempty"`
+	// Long are the long strings of the frame Data was cut from (set for a
+	// session event notification while it is applied): a reader's trusted
+	// scan of Data given them steps over a large tool output in O(1).
+	// They hold the frame alive: an event kept after it is applied, or
+	// with Data copied, must drop them.
+	Long jsonscan.Spans `json:"-"`
 }
 
 // SessionEvent is the params of the session/event notification.

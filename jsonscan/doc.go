@@ -10,4 +10,7 @@
 // mode (a document validated earlier) it only finds value ends. The
 // Validator is the validating scan made resumable: fed a document read by
 // read as it arrives, it reaches the same verdict as Members on the whole.
+// It also records where the document's long strings are (Spans), so that
+// the trusted scans of the handlers step over a 17 MiB tool output in O(1)
+// instead of searching it once per reader.
 package jsonscan

@@ -39,6 +39,9 @@ type Validator struct {
 	members   []Member
 
 	errAt int // where the document stops being JSON, once known
+
+	strAt int    // where the string being read began (its quote)
+	long  []span // the long strings read so far (see Long)
 }
 
 type state uint8
@@ -76,7 +79,7 @@ const (
 
 // Reset readies v for a new document, keeping its buffers.
 func (v *Validator) Reset() {
-	*v = Validator{stack: v.stack[:0], members: v.members[:0]}
+	*v = Validator{stack: v.stack[:0], members: v.members[:0], long: v.long[:0]}
 }
 
 // Len is the number of bytes fed so far.
@@ -211,6 +214,9 @@ func (v *Validator) utf8Start(c byte, at int) {
 // strEnd finishes a string (a name or a value) whose closing quote ends
 // just before end.
 func (v *Validator) strEnd(end int) {
+	if end-v.strAt >= LongString {
+		v.long = append(v.long, span{v.strAt, end})
+	}
 	if v.inName {
 		v.inName = false
 		if len(v.stack) == 1 && v.topObject {
@@ -335,7 +341,7 @@ func (v *Validator) name(c byte, at int) {
 	if len(v.stack) == 1 && v.topObject {
 		v.member = Member{KeyStart: at}
 	}
-	v.inName, v.state = true, sStr
+	v.inName, v.state, v.strAt = true, sStr, at
 }
 
 // value begins the value whose first byte c is at at.
@@ -351,7 +357,7 @@ func (v *Validator) value(c byte, at int) {
 		v.stack = append(v.stack, ']')
 		v.state = sArrFirst
 	case c == '"':
-		v.state = sStr
+		v.state, v.strAt = sStr, at
 	case c == '-':
 		v.sub, v.state = numMinus, sNum
 	case c == '0':

@@ -13,6 +13,9 @@ import (
 type Scanner struct {
 	B       []byte // the document
 	Trusted bool   // B is known to be valid JSON: only find where values end
+	// Long, in trusted mode, are the long strings of the validated
+	// document B is part of: each is stepped over without a search.
+	Long Spans
 	// Plain is set by Str: the string it skipped was printable ASCII
 	// without escapes, so its value is its bytes.
 	Plain bool

@@ -200,6 +200,9 @@ func unhex(c byte) int {
 // trustedStr finds the closing quote of an already validated string: the
 // first quote preceded by an even number of backslashes.
 func (s *Scanner) trustedStr(i int) (int, error) {
+	if end, ok := s.Long.strEnd(s.B, i); ok {
+		return end, nil
+	}
 	b := s.B
 	start := i + 1
 	i = start

@@ -17,14 +17,17 @@ import (
 // trusted scan only finds where values end (strings by a vectorised
 // search for their closing quote): the params and the event are walked
 // once each, and data, time and surfaceOp are slices of the host's bytes,
-// never decoded — a 17 MiB tool/result costs the read loop two skips. The
-// params of a notification are never recycled, so the slices stay valid
-// for as long as a feature keeps them.
+// never decoded. long are the long strings of the frame params was cut
+// from (wire.Params.Long): both walks step over a 17 MiB tool/result's
+// text in O(1) instead of searching it for its closing quote (about
+// 1.5 ms each, while the requests behind the event wait). The params of a
+// notification are never recycled, so the slices stay valid for as long
+// as a feature keeps them.
 //
 // A header that does not read comes back as headerErr, for the caller to
 // log; the event is applied without it.
-func readSessionEvent(params []byte) (ev hostapi.SessionEvent, headerErr error, err error) {
-	top, err := members(params)
+func readSessionEvent(params []byte, long jsonscan.Spans) (ev hostapi.SessionEvent, headerErr error, err error) {
+	top, err := members(params, long)
 	if err != nil {
 		return ev, nil, errors.New("params are not an object")
 	}
@@ -48,7 +51,7 @@ func readSessionEvent(params []byte) (ev hostapi.SessionEvent, headerErr error, 
 		// to one either (issue 18 #9).
 		return ev, nil, errors.New("sessionId holds a lone surrogate escape")
 	}
-	fields, err := members(event)
+	fields, err := members(event, long)
 	if err != nil {
 		return ev, nil, errors.New("event is not an object")
 	}
@@ -84,6 +87,7 @@ func readSessionEvent(params []byte) (ev hostapi.SessionEvent, headerErr error, 
 		return ev, nil, errors.New("event.seq is not an integer from 0")
 	}
 	ev.Event.Seq = n
+	ev.Event.Long = long
 	if len(header) > 0 && string(header) != "null" {
 		var h hostapi.SessionHeader
 		if header[0] != '{' {
@@ -111,12 +115,13 @@ type object struct {
 	ms []jsonscan.Member
 }
 
-// members scans the object b (already validated by the wire).
-func members(b []byte) (object, error) {
+// members scans the object b (already validated by the wire; long are
+// the long strings of its frame, if known).
+func members(b []byte, long jsonscan.Spans) (object, error) {
 	if len(b) == 0 || b[0] != '{' {
 		return object{}, jsonscan.ErrNotObject{}
 	}
-	sc := &jsonscan.Scanner{B: b, Trusted: true}
+	sc := &jsonscan.Scanner{B: b, Trusted: true, Long: long}
 	ms, err := sc.Members(make([]jsonscan.Member, 0, 8))
 	return object{sc: sc, ms: ms}, err
 }

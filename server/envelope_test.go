@@ -1,8 +1,11 @@
 package server
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 func TestSessionEventEnvelope(t *testing.T) {
@@ -26,7 +29,7 @@ func TestSessionEventEnvelope(t *testing.T) {
 		{name: "duplicates inside data are the features' business", seq: 3, params: `{"sessionId":"s","event":{"type":"t","seq":3,"data":{"a":1,"a":2}}}`},
 		{name: "a header that is not an object", seq: 2, params: `{"sessionId":"s","event":{"type":"t","seq":2},"header":5}`, headerErr: "not an object"},
 	} {
-		ev, headerErr, err := readSessionEvent([]byte(c.params))
+		ev, headerErr, err := readSessionEvent([]byte(c.params), jsonscan.Spans{})
 		switch {
 		case c.err != "":
 			if err == nil || !strings.Contains(err.Error(), c.err) {
@@ -45,9 +48,40 @@ func TestSessionEventEnvelope(t *testing.T) {
 			t.Errorf("%s: %+v", c.name, ev)
 		}
 	}
-	ev, _, err := readSessionEvent([]byte(`{"sessionId":"s","event":{"type":"tool/result","seq":4,"data":{"message":{"content":"big"}} ,"surfaceOp":{"op":"replace","startSeq":1,"endSeq":2}},"header":{"version":0,"createdAt":5}}`))
+	ev, _, err := readSessionEvent([]byte(`{"sessionId":"s","event":{"type":"tool/result","seq":4,"data":{"message":{"content":"big"}} ,"surfaceOp":{"op":"replace","startSeq":1,"endSeq":2}},"header":{"version":0,"createdAt":5}}`), jsonscan.Spans{})
 	if err != nil || string(ev.Event.Data) != `{"message":{"content":"big"}}` || string(ev.Event.SurfaceOp) != `{"op":"replace","startSeq":1,"endSeq":2}` ||
 		ev.Header == nil || ev.Header.IsSeeded || *ev.Header.CreatedAt != 5 {
 		t.Fatalf("%+v %v", ev, err)
+	}
+}
+
+// TestSessionEventEnvelopeWithSpans: the envelope of a large tool/result
+// reads the same given the frame's long strings (its output stepped over
+// in O(1)) as without them, and the event carries the spans on.
+func TestSessionEventEnvelopeWithSpans(t *testing.T) {
+	text := strings.Repeat(`ok \tpkg\t0.1s\n\"x\" \u00e9 `, jsonscan.LongString/8)
+	frame := []byte(`{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":"s","event":{"type":"tool/result","seq":9,"time":3,` +
+		`"data":{"message":{"content":[{"type":"text","text":"` + text + `"}]}},"surfaceOp":"append"},"header":{"createdAt":5}}}`)
+	var v jsonscan.Validator
+	v.Write(frame)
+	if _, err := v.End(nil); err != nil {
+		t.Fatal(err)
+	}
+	long := v.Long(frame)
+	if long.Len() != 1 {
+		t.Fatalf("%d spans, want 1", long.Len())
+	}
+	params := frame[len(`{"jsonrpc":"2.0","method":"session.event","params":`) : len(frame)-1]
+	with, hw, ew := readSessionEvent(params, long)
+	without, ho, eo := readSessionEvent(params, jsonscan.Spans{})
+	if ew != nil || eo != nil || hw != nil || ho != nil {
+		t.Fatal(ew, eo, hw, ho)
+	}
+	if with.Event.Long.Len() != 1 || without.Event.Long.Len() != 0 {
+		t.Fatalf("the event carries %d spans, want 1", with.Event.Long.Len())
+	}
+	with.Event.Long = jsonscan.Spans{}
+	if !reflect.DeepEqual(with, without) || string(with.Event.Data) != `{"message":{"content":[{"type":"text","text":"`+text+`"}]}}` {
+		t.Fatalf("with spans %+v, without %+v", with.Event, without.Event)
 	}
 }

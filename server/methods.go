@@ -86,7 +86,7 @@ func readSessionEventParams(params *wire.Params) (sessionEventParams, error) {
 	if raw == nil {
 		return sessionEventParams{}, invalidParams("params are required")
 	}
-	ev, headerErr, err := readSessionEvent(raw)
+	ev, headerErr, err := readSessionEvent(raw, params.Long())
 	if err != nil {
 		return sessionEventParams{}, err
 	}

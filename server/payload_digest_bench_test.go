@@ -19,7 +19,7 @@ import (
 // profile of a benchmark shows the read loop, the dispatcher and the
 // handlers under the pi extension's traffic.
 type benchPipe struct {
-	in  *io.PipeWriter
+	in  io.Writer
 	out *bufio.Reader
 	id  int
 }

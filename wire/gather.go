@@ -104,14 +104,11 @@ func (f *frameReader) joined(blocks [][]byte, size int) frame {
 	if size > bigBlock {
 		f.bigHint = size
 	}
-	var checked *verdict
-	if checkWhileArriving {
-		checked = f.arrived()
-	}
 	if len(blocks) == 1 {
 		b := blocks[0]
 		if size >= cap(b)/4 {
-			return frame{line: trimCR(b[:size:size]), pooled: b[:cap(b)], checked: checked}
+			line := trimCR(b[:size:size])
+			return frame{line: line, pooled: b[:cap(b)], checked: f.checked(line)}
 		}
 		// A small frame in a big buffer: move it, so that a frame its
 		// handler keeps does not hold the big buffer too.
@@ -130,7 +127,17 @@ func (f *frameReader) joined(blocks [][]byte, size int) frame {
 		}
 	}
 	f.pool.put(blocks[0])
-	return frame{line: trimCR(out[:n:n]), pooled: out, checked: checked}
+	line := trimCR(out[:n:n])
+	return frame{line: line, pooled: out, checked: f.checked(line)}
+}
+
+// checked is the verdict of validating line while it arrived (nil when
+// it was not).
+func (f *frameReader) checked(line []byte) *verdict {
+	if !checkWhileArriving {
+		return nil
+	}
+	return f.arrived(line)
 }
 
 // drop forgets the buffers of a line over the limit: the blocks go back

@@ -1,6 +1,10 @@
 package wire
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/continuity-dev/continuity/jsonscan"
+)
 
 // Params are the bytes of one value cut from a host frame — a request's
 // params, or a large result of one of our calls — together with the claim
@@ -19,6 +23,7 @@ type Params struct {
 	fr     frame
 	s      *Stream
 	held   int64 // bytes counted in flight
+	long   jsonscan.Spans
 	state  atomic.Int32
 	before []func()
 }
@@ -42,6 +47,18 @@ func (p *Params) Bytes() []byte {
 	return p.b
 }
 
+// Long returns the long strings of the frame the bytes were cut from,
+// when it was validated while it arrived: a trusted jsonscan.Scanner over
+// Bytes (or a part of them) given them steps over each in O(1). They are
+// bound to the frame's bytes and share their lifetime: like Bytes, they
+// must not be used after Release.
+func (p *Params) Long() jsonscan.Spans {
+	if p == nil || p.state.Load() == released {
+		return jsonscan.Spans{}
+	}
+	return p.long
+}
+
 // BeforeRelease registers f to run when the owner releases the bytes,
 // before the buffer can be reused: a result that still borrows slices of
 // the params (a retry record) takes its own copy there. Only the owner
@@ -63,6 +80,7 @@ func (p *Params) Release() {
 		f()
 	}
 	p.before = nil
+	p.long.Retire()
 	if p.fr.pooled != nil {
 		if poisonReleased != nil {
 			poisonReleased(p.fr.pooled)

@@ -18,6 +18,10 @@ import (
 type verdict struct {
 	members []jsonscan.Member
 	err     error
+	// long are the line's long strings (for a valid line), bound to it:
+	// the Params cut from the line carry them, so the handler's trusted
+	// scans step over a 17 MiB tool output instead of searching it.
+	long jsonscan.Spans
 }
 
 // checkWhileArriving is false only in the benchmark that compares
@@ -31,10 +35,18 @@ func (f *frameReader) feed(b []byte) {
 	}
 }
 
-// arrived ends the validation of the frame just gathered.
-func (f *frameReader) arrived() *verdict {
+// arrived ends the validation of the frame just gathered into line.
+func (f *frameReader) arrived(line []byte) *verdict {
 	ms, err := f.val.End(make([]jsonscan.Member, 0, 8))
-	return &verdict{members: ms, err: err}
+	return &verdict{members: ms, err: err, long: f.val.Long(line)}
+}
+
+// long returns the long strings of a frame validated while it arrived.
+func (fr frame) long() jsonscan.Spans {
+	if fr.checked == nil {
+		return jsonscan.Spans{}
+	}
+	return fr.checked.long
 }
 
 // members validates line (fr's line without the whitespace around it, as
