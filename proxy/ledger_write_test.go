@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -21,14 +22,22 @@ func TestLedgerWritesBatched(t *testing.T) {
 	cancel()
 	const n = 48
 	errs := make([]error, n)
+	// Write 0 holds its transaction open until the other 47 are queued
+	// behind it, so the test does not depend on how the scheduler
+	// interleaves them: they must then go in one more transaction.
+	started, release := make(chan struct{}), make(chan struct{})
 	var wg sync.WaitGroup
-	for i := range n {
+	start := func(i int) {
 		wg.Go(func() {
 			ctx := context.Background()
 			if i == 7 {
 				ctx = cancelled
 			}
 			errs[i] = l.write(ctx, `proxy_sessions`, l.maxSessions, func(tx *sql.Tx) error {
+				if i == 0 {
+					close(started)
+					<-release
+				}
 				if _, err := tx.ExecContext(ctx, `INSERT INTO proxy_sessions(session, first_seen) VALUES(?, ?)`, fmt.Sprint("s", i), i); err != nil {
 					return err
 				}
@@ -39,6 +48,18 @@ func TestLedgerWritesBatched(t *testing.T) {
 			})
 		})
 	}
+	start(0)
+	<-started
+	for i := 1; i < n; i++ {
+		start(i)
+	}
+	for queued := 0; queued < n-1; {
+		l.writes.mu.Lock()
+		queued = len(l.writes.queue)
+		l.writes.mu.Unlock()
+		runtime.Gosched()
+	}
+	close(release)
 	wg.Wait()
 	for i, err := range errs {
 		switch {
@@ -57,8 +78,8 @@ func TestLedgerWritesBatched(t *testing.T) {
 	if rows != l.maxSessions || failed != 0 || refused != 0 {
 		t.Fatalf("%d rows (bound %d), failed write's row %d, refused write's row %d", rows, l.maxSessions, failed, refused)
 	}
-	if l.writes.batches >= n-1 {
-		t.Fatalf("%d writes at once took %d transactions", n, l.writes.batches)
+	if l.writes.batches != 2 {
+		t.Fatalf("%d writes, 47 of them queued behind the first, took %d transactions, want 2", n, l.writes.batches)
 	}
 	t.Logf("%d writes at once in %d transactions", n, l.writes.batches)
 	// A later write works alone.
