@@ -125,15 +125,25 @@ func geminiKeys(h http.Header, doc *gemini.Doc) requestKeys {
 // placeGemini records the request in the session registry and the ledger
 // and resolves its policy, returning the Error when it cannot.
 func (p *Proxy) placeGemini(r *http.Request, keys requestKeys, acct Account) (*flight, error) {
-	pl := p.sessions.place(keys, acct, p.cfg.Now(), false)
-	if err := p.syncLedger(r.Context(), keys.session, acct, &pl); err != nil {
-		return nil, ledgerFailed(keys.session, err)
+	pl, err := p.placeGeminiTurn(r, keys, acct)
+	if err != nil {
+		return nil, err
 	}
 	on, err := p.geminiPolicy(r.Context(), keys.session, pl.firstSeen)
 	if err != nil {
 		return nil, err
 	}
 	return &flight{session: keys.session, account: acct, on: on, seq: pl.seq}, nil
+}
+
+// placeGeminiTurn records the request in the session registry and the
+// ledger, returning the Error when it cannot.
+func (p *Proxy) placeGeminiTurn(r *http.Request, keys requestKeys, acct Account) (placed, error) {
+	pl := p.sessions.place(keys, acct, p.cfg.Now(), false)
+	if err := p.syncLedger(r.Context(), keys.session, acct, &pl); err != nil {
+		return pl, ledgerFailed(keys.session, err)
+	}
+	return pl, nil
 }
 
 // geminiPolicy resolves session's policy, the session born at born.

@@ -124,18 +124,18 @@ func (p *Proxy) geminiStopped(r *http.Request, fl *flight, f *gemini.Follower, r
 
 // placeFollowed places the request of a pipelined body in its session's
 // turns once the whole of it, doc, has been scanned, as placeGemini does,
-// and sets fl.seq. The policy read then is not applied: the bytes already
-// sent were filtered by the one read when the key was settled.
+// and sets fl.seq. Its policy is not read again: the bytes already sent
+// were filtered by the one read when the key was settled.
 func (p *Proxy) placeFollowed(r *http.Request, doc *gemini.Doc, fl *flight) error {
 	keys := geminiKeys(r.Header, doc)
 	if keys.session != fl.session {
 		return internal(errors.New("the conversation's key changed after the body's first contents"))
 	}
-	placed, err := p.placeGemini(r, keys, fl.account)
+	pl, err := p.placeGeminiTurn(r, keys, fl.account)
 	if err != nil {
 		return err
 	}
-	fl.seq = placed.seq
+	fl.seq = pl.seq
 	return nil
 }
 
