@@ -84,8 +84,8 @@ func (p *Proxy) followed(w http.ResponseWriter, r *http.Request, st *filter.Stre
 	}
 	if size >= pipelineFrom {
 		var om filter.Omitted
-		p.pipeline(w, r, fl, p.filtered, func(emit func([]byte) error) (err error) {
-			om, err = p.sendFollowed(r.Context(), st, fl, emit)
+		p.pipeline(w, r, fl, p.filtered, func(emit func([][]byte) error) (err error) {
+			om, err = p.sendFollowed(r.Context(), st, fl, func(b []byte) error { return emit([][]byte{b}) })
 			return err
 		})
 		p.sent(fl, om)

@@ -58,14 +58,14 @@ func (p *Proxy) geminiPipeline(w http.ResponseWriter, r *http.Request, up gemini
 	}
 	var om gemini.Omitted
 	placed := false // fl.seq is set
-	p.pipeline(w, r, fl, up.rp, func(emit func([]byte) error) error {
+	p.pipeline(w, r, fl, up.rp, func(emit func([][]byte) error) error {
 		defer close(fl.placed)
 		var err error
-		om, err = f.Send(r.Context(), keep, func(b []byte) error {
+		om, err = f.Send(r.Context(), keep, func(bs [][]byte) error {
 			if e := failed.Load(); e != nil {
 				return *e
 			}
-			return emit(b)
+			return emit(bs)
 		}, func(doc *gemini.Doc) error {
 			if e := failed.Load(); e != nil {
 				return *e

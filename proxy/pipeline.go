@@ -20,18 +20,18 @@ var errRequestDone = errors.New("proxy: the upstream request ended")
 // pipeline forwards to `to` the body that send emits, as it emits it:
 // the Responses filter (filter.Stream.Send) once a body is read, or the
 // Gemini filter while the body is still arriving (gemini.Follower.Send).
-// send runs on its own goroutine, owned by this call: it hands the final
+// send runs on its own goroutine, handing over slices a batch at a time, owned by this call: it hands the final
 // bytes to the body the upstream request reads (slices of the request
 // buffer, not copies), and this call waits for it before returning. An
 // error of send aborts the upstream request, which never sees the body
 // complete, and is answered by upstreamFailed (see unanswered).
-func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, fl *flight, to http.Handler, send func(emit func([]byte) error) error) {
+func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, fl *flight, to http.Handler, send func(emit func([][]byte) error) error) {
 	sb := newStreamBody()
 	fl.filterErr = new(atomic.Pointer[error])
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		err := send(sb.send)
+		err := send(sb.sendAll)
 		if err != nil && !errors.Is(err, errRequestDone) {
 			fl.filterErr.Store(&err)
 		}

@@ -19,7 +19,7 @@ var errSettledChanged = errors.New("gemini: the filtered payload disagrees with 
 
 // Send filters the followed payload as it is scanned, emitting the output
 // bytes (slices of the payload and the Sentinel literal, never copies) as
-// their fate is settled, so that a caller can forward them while the
+// their fate is settled, a batch of slices at a time, so that a caller can forward them while the
 // payload still arrives. A content is settled once a later user message
 // has been indexed: it is then of an earlier turn whatever follows, and its
 // signatures are decided (keep is called for them, in payload order) with
@@ -33,7 +33,7 @@ var errSettledChanged = errors.New("gemini: the filtered payload disagrees with 
 // incomplete: the caller must then make sure it is never taken as whole.
 // The concatenation of what Send emits is what Select's Pieces make of
 // the same payload with the same decisions.
-func (f *Follower) Send(ctx context.Context, keep func(Candidate) bool, emit func([]byte) error, last func(*Doc) error) (Omitted, error) {
+func (f *Follower) Send(ctx context.Context, keep func(Candidate) bool, emit func([][]byte) error, last func(*Doc) error) (Omitted, error) {
 	sel := newSelection(keep)
 	sent := 0      // the payload's bytes before sent are emitted
 	var out []edit // the edits of payload[:sent], as emitted
@@ -62,10 +62,8 @@ func (f *Follower) Send(ctx context.Context, keep func(Candidate) bool, emit fun
 		if len(edits) < len(out) || !sameEdits(edits[:len(out)], out) {
 			return sel.om, errSettledChanged
 		}
-		for _, b := range apply(part.payload[:last.end], edits[len(out):], sent) {
-			if err := emit(b); err != nil {
-				return sel.om, err
-			}
+		if err := emit(apply(part.payload[:last.end], edits[len(out):], sent)); err != nil {
+			return sel.om, err
 		}
 		out, sent = edits, last.end
 	}
@@ -83,10 +81,8 @@ func (f *Follower) Send(ctx context.Context, keep func(Candidate) bool, emit fun
 	if err := last(d); err != nil {
 		return sel.om, err
 	}
-	for _, b := range apply(d.payload, edits[len(out):], sent) {
-		if err := emit(b); err != nil {
-			return sel.om, err
-		}
+	if err := emit(apply(d.payload, edits[len(out):], sent)); err != nil {
+		return sel.om, err
 	}
 	return sel.om, nil
 }

@@ -21,9 +21,11 @@ func sendFollowed(in []byte, r *rand.Rand, most int, wait bool, keep func(Candid
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		om, err = f.Send(context.Background(), keep, func(b []byte) error {
+		om, err = f.Send(context.Background(), keep, func(bs [][]byte) error {
 			<-mu
-			out = append(out, b...)
+			for _, b := range bs {
+				out = append(out, b...)
+			}
 			mu <- struct{}{}
 			return nil
 		}, last)
@@ -111,7 +113,7 @@ func TestSendStops(t *testing.T) {
 	copy(buf, in[:len(in)/2])
 	f.Arrived(len(in) / 2)
 	go f.Stop()
-	if _, err := f.Send(context.Background(), nil, func([]byte) error { return nil }, func(*Doc) error { return nil }); !errors.Is(err, ErrStopped) {
+	if _, err := f.Send(context.Background(), nil, func([][]byte) error { return nil }, func(*Doc) error { return nil }); !errors.Is(err, ErrStopped) {
 		t.Fatalf("err = %v, want ErrStopped", err)
 	}
 }
