@@ -13,10 +13,10 @@ import (
 // buffer to the connection without being copied into a pipe. WriteTo
 // writes every slice in one call; Read serves a reader that copies.
 //
-// The filter's goroutine calls send and finish; the transport calls Read
+// The filter's goroutine calls sendAll and finish; the transport calls Read
 // or WriteTo and Close, Close possibly from another goroutine.
 type streamBody struct {
-	pieces chan [][]byte // unbuffered: send returns once the writer took the slices
+	pieces chan [][]byte // unbuffered: sendAll returns once the writer took the slices
 	closed chan struct{} // closed by Close: the transport is done with the body
 	once   sync.Once
 	err    error    // why the body ended; set before pieces is closed
@@ -26,15 +26,6 @@ type streamBody struct {
 
 func newStreamBody() *streamBody {
 	return &streamBody{pieces: make(chan [][]byte), closed: make(chan struct{})}
-}
-
-// send hands b to the transport, or fails with errRequestDone once the
-// transport has closed the body.
-func (s *streamBody) send(b []byte) error {
-	if len(b) == 0 {
-		return nil
-	}
-	return s.sendAll([][]byte{b})
 }
 
 // sendAll hands bs to the transport in one hand-over (one wake of its
