@@ -38,7 +38,9 @@
 // Gemini's generateContent and streamGenerateContent calls are filtered
 // too (gemini.go): the session is derived from the conversation's first
 // user content, the issuer is the (upstream, API key) pair, the body is
-// scanned while it arrives (readGemini, gemini.Follow), and package
+// scanned while it arrives (readGemini, gemini.Follow) and, from 1 MiB,
+// forwarded while it arrives, its earlier turns first (geminiPipeline,
+// through the same pipeline), and package
 // filter/gemini removes the thought signatures not issued to it by
 // Gemini's rules; the same policy store, ledger and page serve both, and
 // one body reader (bodyTap) serves both taps.

@@ -94,7 +94,8 @@ func notFiltered(fl *flight, err error) error {
 // REQUEST_BODY_TOO_SLOW when its body fell behind the minimum rate;
 // unanswered when the client went away (its request was cancelled, and so
 // was the upstream's); the filter's when a pipelined filter failed after
-// the upstream request began; else 504 UPSTREAM_TIMEOUT for a timeout
+// the upstream request began (a Gemini body's read, scan, filter or
+// placement: the Error it would have been answered with unsent); else 504 UPSTREAM_TIMEOUT for a timeout
 // and 502 UPSTREAM_UNREACHABLE for any other failure.
 func (p *Proxy) unanswered(r *http.Request, err error) error {
 	if slow := tooSlow(r); slow != nil {
@@ -105,6 +106,10 @@ func (p *Proxy) unanswered(r *http.Request, err error) error {
 	}
 	fl, _ := r.Context().Value(flightKey{}).(*flight)
 	if ferr := fl.filterFailed(); ferr != nil {
+		var named *Error // a Gemini body's failure, answered as before anything went
+		if errors.As(ferr, &named) {
+			return named
+		}
 		return notFiltered(fl, ferr)
 	}
 	status, code := http.StatusBadGateway, diag.ProxyUpstreamUnreachable

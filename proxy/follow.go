@@ -83,7 +83,12 @@ func (p *Proxy) followed(w http.ResponseWriter, r *http.Request, st *filter.Stre
 		return notFiltered(fl, invalid)
 	}
 	if size >= pipelineFrom {
-		p.pipeline(w, r, st, fl)
+		var om filter.Omitted
+		p.pipeline(w, r, fl, p.filtered, func(emit func([][]byte) error) (err error) {
+			om, err = p.sendFollowed(r.Context(), st, fl, func(b []byte) error { return emit([][]byte{b}) })
+			return err
+		})
+		p.sent(fl, om)
 		return nil
 	}
 	var pieces [][]byte

@@ -31,6 +31,10 @@ type flight struct {
 	// filterErr is set by a pipelined request's filter when it fails
 	// after the upstream request started (nil when not pipelined).
 	filterErr *atomic.Pointer[error]
+	// placed, when not nil, is closed once seq is set: a Gemini body
+	// forwarded while it arrives is placed in its turn only at its end,
+	// and an answer that comes first waits for it (see geminiPipeline).
+	placed chan struct{}
 }
 
 type flightKey struct{}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -38,8 +39,14 @@ func (p *Proxy) geminiRequest(w http.ResponseWriter, r *http.Request, up geminiU
 
 // filterGemini reads, places, filters and forwards one Gemini request,
 // returning the Error of a step that failed before anything was sent (nil
-// once it is forwarded).
+// once it is forwarded). A plain body of a declared length from
+// pipelineFrom bytes, sent with a key, is forwarded while it arrives
+// (geminiPipeline).
 func (p *Proxy) filterGemini(w http.ResponseWriter, r *http.Request, up geminiUpstream, enc string, held *holding) error {
+	acct, authed := geminiAccountOf(r, up.issuer)
+	if n := r.ContentLength; authed && codingOf(enc) == "" && n >= pipelineFrom && n <= maxRequestBytes {
+		return p.geminiPipeline(w, r, up, acct, held)
+	}
 	pay, doc, invalid, err := readGemini(w, r, enc, held)
 	var rerr readError
 	switch {
@@ -50,11 +57,15 @@ func (p *Proxy) filterGemini(w http.ResponseWriter, r *http.Request, up geminiUp
 	case invalid != nil:
 		return invalidPayload(invalid)
 	}
-	sent := pay.sent
-	acct, authed := geminiAccountOf(r, up.issuer)
+	return p.sendGemini(w, r, up, pay, doc, acct, authed)
+}
+
+// sendGemini places, filters and forwards a Gemini request whose body
+// has been read and scanned whole (doc).
+func (p *Proxy) sendGemini(w http.ResponseWriter, r *http.Request, up geminiUpstream, pay payload, doc *gemini.Doc, acct Account, authed bool) error {
 	keys := geminiKeys(r.Header, doc)
 	if keys.session == "" || !authed {
-		p.forwardGemini(w, r, up, [][]byte{sent}, nil)
+		p.forwardGemini(w, r, up, [][]byte{pay.sent}, nil)
 		return nil
 	}
 	fl, err := p.placeGemini(r, keys, acct)
@@ -78,14 +89,19 @@ func (p *Proxy) filterGemini(w http.ResponseWriter, r *http.Request, up geminiUp
 	if out, err = pay.out(out, changed); err != nil {
 		return recompressFailed(err)
 	}
+	p.sentGemini(fl, om, unknown)
+	p.forwardGemini(w, r, up, out, fl)
+	return nil
+}
+
+// sentGemini records what a forwarded Gemini request omitted.
+func (p *Proxy) sentGemini(fl *flight, om gemini.Omitted, unknown int) {
 	p.sessions.sent(fl.session, fl.seq, fl.account, fl.on, filter.Omitted{Items: om.Signatures}, unknown, p.nowMs())
 	if om.Signatures > 0 {
 		p.cfg.Log.Info("omitted", zap.String("session", fl.session), zap.String("account", fl.account.Short()),
 			zap.Int("thoughtSignatures", om.Signatures), zap.Int("unknownIssuer", unknown), zap.Int("thoughtParts", om.Parts),
 			zap.Int("contents", om.Contents), zap.Int("sentinels", om.Sentinels))
 	}
-	p.forwardGemini(w, r, up, out, fl)
-	return nil
 }
 
 // geminiKeys places a Gemini request: its conversation key, and the turn
@@ -109,16 +125,35 @@ func geminiKeys(h http.Header, doc *gemini.Doc) requestKeys {
 // placeGemini records the request in the session registry and the ledger
 // and resolves its policy, returning the Error when it cannot.
 func (p *Proxy) placeGemini(r *http.Request, keys requestKeys, acct Account) (*flight, error) {
+	pl, err := p.placeGeminiTurn(r, keys, acct)
+	if err != nil {
+		return nil, err
+	}
+	on, err := p.geminiPolicy(r.Context(), keys.session, pl.firstSeen)
+	if err != nil {
+		return nil, err
+	}
+	return &flight{session: keys.session, account: acct, on: on, seq: pl.seq}, nil
+}
+
+// placeGeminiTurn records the request in the session registry and the
+// ledger, returning the Error when it cannot.
+func (p *Proxy) placeGeminiTurn(r *http.Request, keys requestKeys, acct Account) (placed, error) {
 	pl := p.sessions.place(keys, acct, p.cfg.Now(), false)
 	if err := p.syncLedger(r.Context(), keys.session, acct, &pl); err != nil {
-		return nil, ledgerFailed(keys.session, err)
+		return pl, ledgerFailed(keys.session, err)
 	}
-	born := pl.firstSeen.UnixMilli()
-	res, err := p.cfg.Policy.Resolve(r.Context(), keys.session, &hostapi.SessionHeader{CreatedAt: &born})
+	return pl, nil
+}
+
+// geminiPolicy resolves session's policy, the session born at born.
+func (p *Proxy) geminiPolicy(ctx context.Context, session string, born time.Time) (bool, error) {
+	ms := born.UnixMilli()
+	res, err := p.cfg.Policy.Resolve(ctx, session, &hostapi.SessionHeader{CreatedAt: &ms})
 	if err != nil {
-		return nil, policyFailed(keys.session, err)
+		return false, policyFailed(session, err)
 	}
-	return &flight{session: keys.session, account: acct, on: res.Enabled, seq: pl.seq}, nil
+	return res.Enabled, nil
 }
 
 // omitGemini filters doc for account acct: a signature is kept only when
@@ -128,7 +163,19 @@ func (p *Proxy) placeGemini(r *http.Request, keys requestKeys, acct Account) (*f
 func (p *Proxy) omitGemini(ctx context.Context, doc *gemini.Doc, acct Account) (res gemini.Result, unknown int, err error) {
 	var failed atomic.Pointer[error]
 	var unknowns atomic.Int64
-	res, err = doc.Select(ctx, func(c gemini.Candidate) bool {
+	res, err = doc.Select(ctx, p.geminiKeep(ctx, acct, &failed, &unknowns))
+	if e := failed.Load(); err == nil && e != nil {
+		return res, 0, *e
+	}
+	return res, min(int(unknowns.Load()), res.Omitted.Signatures), err
+}
+
+// geminiKeep is the decision of a request of account acct: keep what the
+// ledger knows was issued to acct. A ledger failure is stored in failed
+// (the signature is then not kept), and each signature of unknown issuer
+// counted in unknowns.
+func (p *Proxy) geminiKeep(ctx context.Context, acct Account, failed *atomic.Pointer[error], unknowns *atomic.Int64) func(gemini.Candidate) bool {
+	return func(c gemini.Candidate) bool {
 		issuer, known, err := p.issuers.issuer(ctx, c.Fingerprint)
 		if err != nil {
 			failed.CompareAndSwap(nil, &err)
@@ -138,9 +185,5 @@ func (p *Proxy) omitGemini(ctx context.Context, doc *gemini.Doc, acct Account) (
 			unknowns.Add(1)
 		}
 		return known && issuer == acct
-	})
-	if e := failed.Load(); err == nil && e != nil {
-		return res, 0, *e
 	}
-	return res, min(int(unknowns.Load()), res.Omitted.Signatures), err
 }

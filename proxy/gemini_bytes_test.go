@@ -43,8 +43,13 @@ func genGemini(r *rand.Rand, id int) [][]geminiPart {
 
 // renderGemini writes conv as compact JSON, with the proxy's removals when
 // filtered (the oracle: only A's signatures and the sentinel stay, a
-// thought part goes whole, a current-turn call gets the sentinel).
-func renderGemini(conv [][]geminiPart, filtered bool) string {
+// thought part goes whole, a current-turn call gets the sentinel). Every
+// part starts with a "pad" member of pad bytes when pad is not 0.
+func renderGemini(conv [][]geminiPart, filtered bool, pad int) string {
+	padding := ""
+	if pad > 0 {
+		padding = `"pad":"` + strings.Repeat("p", pad) + `",`
+	}
 	current := 0
 	for k, c := range conv {
 		if c[0].kind == "prompt" {
@@ -85,7 +90,7 @@ func renderGemini(conv [][]geminiPart, filtered bool) string {
 			if sig != "" {
 				body += `,"thoughtSignature":"` + sig + `"`
 			}
-			ps = append(ps, "{"+body+"}")
+			ps = append(ps, "{"+padding+body+"}")
 		}
 		if len(ps) > 0 {
 			cs = append(cs, `{"role":"`+role+`","parts":[`+strings.Join(ps, ",")+`]}`)
@@ -101,6 +106,10 @@ func renderGemini(conv [][]geminiPart, filtered bool) string {
 // records them from the answers); "?" ones never were. Every other body
 // goes without a declared length, so both reads are checked: the one the
 // scan follows (Content-Length) and the one scanned after it (chunked).
+// Each conversation is also sent padded past pipelineFrom with its length,
+// which the proxy forwards while it arrives (geminiPipeline), and every
+// fifth padded again without a length, read whole: both paths give the
+// oracle's bytes.
 func TestGeminiProxyBytes(t *testing.T) {
 	got := make(chan seen, 1)
 	up := echoUpstream(t, got, func(w http.ResponseWriter, r *http.Request) {
@@ -112,7 +121,7 @@ func TestGeminiProxyBytes(t *testing.T) {
 		}
 	})
 	_, srv := newTestProxy(t, up.URL, RuleProvenance)
-	send := func(key, body, issue string, chunked bool) string {
+	send := func(key, body, issue string, chunked bool) seen {
 		t.Helper()
 		var rd io.Reader = strings.NewReader(body)
 		if chunked {
@@ -130,7 +139,7 @@ func TestGeminiProxyBytes(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Fatalf("status %d", resp.StatusCode)
 		}
-		return (<-got).body
+		return <-got
 	}
 	r := rand.New(rand.NewPCG(24, 3))
 	changed := 0
@@ -147,12 +156,33 @@ func TestGeminiProxyBytes(t *testing.T) {
 		for _, who := range []string{"A", "B"} {
 			send("key-"+who, fmt.Sprintf(`{"contents":[{"role":"user","parts":[{"text":"issue %d"}]}]}`, i), strings.Join(issued[who], ","), false)
 		}
-		in, want := renderGemini(conv, false), renderGemini(conv, true)
+		in, want := renderGemini(conv, false, 0), renderGemini(conv, true, 0)
 		if !json.Valid([]byte(in)) {
 			t.Fatalf("generated %s", in)
 		}
-		if out := send("key-A", in, "", i%2 == 1); out != want {
+		if out := send("key-A", in, "", i%2 == 1).body; out != want {
 			t.Fatalf("case %d:\n in   %s\n out  %s\n want %s", i, in, out, want)
+		}
+		parts := 0
+		for _, c := range conv {
+			parts += len(c)
+		}
+		pad := pipelineFrom/parts + 1
+		in, want = renderGemini(conv, false, pad), renderGemini(conv, true, pad)
+		for _, chunked := range []bool{false, true} {
+			if chunked && i%5 != 0 {
+				continue
+			}
+			sn := send("key-A", in, "", chunked)
+			if out := sn.body; out != want {
+				t.Fatalf("case %d, padded (chunked %v): %d bytes out, want %d; first difference at byte %d",
+					i, chunked, len(out), len(want), firstDiff(out, want))
+			}
+			// Forwarded while it arrives, a body of declared length goes
+			// on without one.
+			if !chunked && sn.header.Get("Content-Length") != "" {
+				t.Fatalf("case %d, padded: forwarded with a length, so not while it arrived", i)
+			}
 		}
 		if in != want {
 			changed++
@@ -161,4 +191,14 @@ func TestGeminiProxyBytes(t *testing.T) {
 	if changed < 50 {
 		t.Fatalf("only %d of 150 conversations lost anything", changed)
 	}
+}
+
+// firstDiff is the index of the first byte where a and b differ.
+func firstDiff(a, b string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }

@@ -42,6 +42,15 @@ func (p *Proxy) modifyGeminiResponse(resp *http.Response) error {
 		return nil
 	}
 	if resp.StatusCode >= 400 {
+		if fl.placed != nil {
+			// Answered before the end of a body still being sent: its
+			// turn is known once the filter has placed it.
+			select {
+			case <-fl.placed:
+			case <-resp.Request.Context().Done():
+				return nil
+			}
+		}
 		return p.upstreamError(resp, fl)
 	}
 	ctx := context.WithoutCancel(resp.Request.Context())

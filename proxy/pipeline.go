@@ -4,8 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"sync/atomic"
-
-	"github.com/continuity-dev/continuity/filter"
 )
 
 // pipelineFrom is the body size from which a filtered request is sent to
@@ -19,32 +17,34 @@ const pipelineFrom = 1 << 20
 // errRequestDone ends a pipelined filter whose upstream stopped reading.
 var errRequestDone = errors.New("proxy: the upstream request ended")
 
-// pipeline forwards the body st follows, filtered by the provenance rule,
-// as the filter emits it. The filter runs on its own goroutine, owned by
-// this call: it hands the final bytes to the body the upstream request
-// reads (slices of the request buffer, not copies), and this call waits
-// for it before returning. A filter error aborts the upstream request and
-// is answered as a named 400 (see upstreamFailed).
-func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, st *filter.Stream, fl *flight) {
+// pipeline forwards to `to` the body that send emits, as it emits it:
+// the Responses filter (filter.Stream.Send) once a body is read, or the
+// Gemini filter while the body is still arriving (gemini.Follower.Send).
+// send runs on its own goroutine, handing over slices a batch at a time, owned by this call: it hands the final
+// bytes to the body the upstream request reads (slices of the request
+// buffer, not copies), and this call waits for it before returning. An
+// error of send aborts the upstream request, which never sees the body
+// complete, and is answered by upstreamFailed (see unanswered).
+func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, fl *flight, to http.Handler, send func(emit func([][]byte) error) error) {
 	sb := newStreamBody()
 	fl.filterErr = new(atomic.Pointer[error])
-	done := make(chan filter.Omitted, 1)
+	done := make(chan struct{})
 	go func() {
-		om, err := p.sendFollowed(r.Context(), st, fl, sb.send)
+		defer close(done)
+		err := send(sb.sendAll)
 		if err != nil && !errors.Is(err, errRequestDone) {
 			fl.filterErr.Store(&err)
 		}
 		sb.finish(err) // nil: the body ends here
-		done <- om
 	}()
 	out := r.Clone(r.Context())
 	out.Body = sb
 	out.ContentLength = -1
 	out.Header.Del("Content-Length")
 	out.GetBody = nil
-	p.filtered.ServeHTTP(w, withFlight(out, fl))
+	to.ServeHTTP(w, withFlight(out, fl))
 	sb.Close()
-	p.sent(fl, <-done)
+	<-done
 }
 
 // filterFailed reports the filter error of a pipelined request, if any.

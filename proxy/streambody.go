@@ -13,28 +13,30 @@ import (
 // buffer to the connection without being copied into a pipe. WriteTo
 // writes every slice in one call; Read serves a reader that copies.
 //
-// The filter's goroutine calls send and finish; the transport calls Read
+// The filter's goroutine calls sendAll and finish; the transport calls Read
 // or WriteTo and Close, Close possibly from another goroutine.
 type streamBody struct {
-	pieces chan []byte   // unbuffered: send returns once the writer took the slice
+	pieces chan [][]byte // unbuffered: sendAll returns once the writer took the slices
 	closed chan struct{} // closed by Close: the transport is done with the body
 	once   sync.Once
-	err    error  // why the body ended; set before pieces is closed
-	rest   []byte // what Read has not yet copied of the current slice
+	err    error    // why the body ended; set before pieces is closed
+	rest   []byte   // what Read has not yet copied of the current slice
+	batch  [][]byte // the slices of the last hand-over not yet taken
 }
 
 func newStreamBody() *streamBody {
-	return &streamBody{pieces: make(chan []byte), closed: make(chan struct{})}
+	return &streamBody{pieces: make(chan [][]byte), closed: make(chan struct{})}
 }
 
-// send hands b to the transport, or fails with errRequestDone once the
+// sendAll hands bs to the transport in one hand-over (one wake of its
+// writer for all of them), or fails with errRequestDone once the
 // transport has closed the body.
-func (s *streamBody) send(b []byte) error {
-	if len(b) == 0 {
+func (s *streamBody) sendAll(bs [][]byte) error {
+	if len(bs) == 0 {
 		return nil
 	}
 	select {
-	case s.pieces <- b:
+	case s.pieces <- bs:
 		return nil
 	case <-s.closed:
 		return errRequestDone
@@ -52,8 +54,16 @@ func (s *streamBody) finish(err error) {
 // next waits for the next slice; at the end it returns the body's error,
 // io.EOF when it ended well.
 func (s *streamBody) next() ([]byte, error) {
-	b, ok := <-s.pieces
-	if ok {
+	for len(s.batch) == 0 {
+		bs, ok := <-s.pieces
+		if !ok {
+			break
+		}
+		s.batch = bs
+	}
+	if len(s.batch) > 0 {
+		b := s.batch[0]
+		s.batch = s.batch[1:]
 		return b, nil
 	}
 	if s.err != nil {

@@ -32,6 +32,11 @@
 // MaxParts, MaxSignatures, MaxSignatureBytes), with named diagnostics as for
 // Responses payloads.
 //
+// Follow scans a payload while it is read; its Send filters it as it is
+// scanned and emits the bytes whose fate is settled — the contents before
+// the last user message indexed so far are of earlier turns whatever
+// follows — so that a proxy can forward them while the rest arrives.
+//
 // Key derives a conversation key from the first user content, which
 // gemini-cli persists and replays unchanged (it sends no session id with an
 // API key); Issued reads the signatures a response issues, for the caller's

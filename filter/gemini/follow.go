@@ -36,10 +36,15 @@ type Follower struct {
 	cond    sync.Cond
 	n       int // payload[:n] has arrived
 	stopped bool
+	// indexed is what the scan has indexed so far, whole contents only:
+	// its elements are never written again, so Send may read them while
+	// the scan appends past them (see publish).
+	indexed Doc
 
-	done chan struct{} // closed when doc and err are set
-	doc  *Doc
-	err  error
+	done  chan struct{} // closed when doc and err are set
+	ended bool          // doc and err are set (guarded by mu)
+	doc   *Doc
+	err   error
 }
 
 // Follow starts scanning payload, of which nothing has arrived yet. The
@@ -50,7 +55,11 @@ func Follow(payload []byte) *Follower {
 	f.cond.L = &f.mu
 	go func() {
 		defer close(f.done)
-		f.doc, f.err = f.scan()
+		doc, err := f.scan()
+		f.mu.Lock()
+		f.doc, f.err, f.ended = doc, err, true
+		f.mu.Unlock()
+		f.cond.Broadcast()
 	}()
 	return f
 }
@@ -255,10 +264,31 @@ func (s *following) contents(v int) (int, error) {
 		}
 		closed := false
 		var err error
+		s.f.publish(d)
 		if i, closed, err = s.separator(i, ']'); err != nil || closed {
 			return i, err
 		}
 	}
+}
+
+// publish makes the contents d has indexed so far, and their parts,
+// visible to Send.
+func (f *Follower) publish(d *Doc) {
+	f.mu.Lock()
+	f.indexed = Doc{payload: f.payload, contents: d.contents, parts: d.parts[:len(d.parts):len(d.parts)], sigs: d.sigs}
+	f.mu.Unlock()
+	f.cond.Broadcast()
+}
+
+// awaitIndexed waits until more than have contents are indexed, or the
+// scan has ended (ended true), and returns what is indexed.
+func (f *Follower) awaitIndexed(have int) (d Doc, ended bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(f.indexed.contents) <= have && !f.ended {
+		f.cond.Wait()
+	}
+	return f.indexed, f.ended
 }
 
 // separator reads what follows the element that ends at end: a comma and

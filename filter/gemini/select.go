@@ -72,53 +72,81 @@ type edit struct {
 // concurrently, and what it does not keep goes by the rules of the package
 // doc. Cancellation is polled before each signature.
 func (d *Doc) Select(ctx context.Context, keep func(Candidate) bool) (Result, error) {
-	var om Omitted
-	dropped := make([]bool, len(d.parts))
-	var edits []edit
-	hashed := 0
-	var sc jsonscan.Scanner // for its scratch buffer
-	for j := range d.parts {
+	sel := newSelection(keep)
+	if err := sel.decide(ctx, d, len(d.parts), d.current); err != nil {
+		return Result{}, err
+	}
+	if sel.om.Signatures == 0 {
+		return Result{Pieces: [][]byte{d.payload}}, nil
+	}
+	edits := sel.edits(d, &sel.om)
+	return Result{Pieces: apply(d.payload, edits, 0), Omitted: sel.om}, nil
+}
+
+// selection is the state of one payload's filtering: the decisions made
+// so far, for the parts before next, which Send makes in steps as the
+// payload arrives and Select in one.
+type selection struct {
+	keep    func(Candidate) bool // nil keeps every signature unexamined
+	next    int                  // the first part not yet decided
+	dropped []bool               // by part: a thought part that goes whole
+	members []edit               // the member edits, in payload order
+	hashed  int
+	om      Omitted
+	sc      jsonscan.Scanner // for its scratch buffer
+}
+
+func newSelection(keep func(Candidate) bool) *selection { return &selection{keep: keep} }
+
+// decide decides the signatures of d's parts up to (not including) part
+// upTo, as in the current turn from content current on.
+func (sel *selection) decide(ctx context.Context, d *Doc, upTo, current int) error {
+	for ; sel.next < upTo; sel.next++ {
+		j := sel.next
+		sel.dropped = append(sel.dropped, false)
 		p := &d.parts[j]
-		if p.sigKey < 0 {
+		if p.sigKey < 0 || sel.keep == nil {
 			continue
 		}
 		raw := d.payload[p.sig.start+1 : p.sig.end-1]
 		if err := ctx.Err(); err != nil {
-			return Result{}, err
+			return err
 		}
-		if hashed += len(raw); hashed > MaxSignatureBytes {
-			return Result{}, diag.Newf(diag.ReasoningWorkLimit, "payload's thought signatures exceed %d bytes", MaxSignatureBytes).With("limit", MaxSignatureBytes)
+		if sel.hashed += len(raw); sel.hashed > MaxSignatureBytes {
+			return diag.Newf(diag.ReasoningWorkLimit, "payload's thought signatures exceed %d bytes", MaxSignatureBytes).With("limit", MaxSignatureBytes)
 		}
-		val, ok := sc.Decoded(raw)
+		val, ok := sel.sc.Decoded(raw)
 		if !ok {
-			return Result{}, diag.Newf(diag.InvalidPayload, "a thoughtSignature of content %d has a bad escape", p.content)
+			return diag.Newf(diag.InvalidPayload, "a thoughtSignature of content %d has a bad escape", p.content)
 		}
 		if string(val) == Sentinel {
 			continue
 		}
 		c := &d.contents[p.content]
 		cand := Candidate{Fingerprint: Fingerprint(val), Content: p.content, Part: j - c.first,
-			Current: p.content >= d.current, Thought: p.thought, FunctionCall: p.functionCall}
-		if keep(cand) {
+			Current: p.content >= current, Thought: p.thought, FunctionCall: p.functionCall}
+		if sel.keep(cand) {
 			continue
 		}
-		om.Signatures++
+		sel.om.Signatures++
 		switch {
 		case p.thought:
-			dropped[j] = true
-			om.Parts++
+			sel.dropped[j] = true
+			sel.om.Parts++
 		case cand.Current && p.functionCall:
-			edits = append(edits, edit{p.sig.start, p.sig.end, sentinelJSON})
-			om.Sentinels++
+			sel.members = append(sel.members, edit{p.sig.start, p.sig.end, sentinelJSON})
+			sel.om.Sentinels++
 		default:
-			edits = append(edits, d.cutMember(p))
+			sel.members = append(sel.members, d.cutMember(p))
 		}
 	}
-	if om.Signatures == 0 {
-		return Result{Pieces: [][]byte{d.payload}}, nil
-	}
-	edits = d.cutParts(edits, dropped, &om)
-	return Result{Pieces: apply(d.payload, edits), Omitted: om}, nil
+	return nil
+}
+
+// edits are the sorted, disjoint edits the decisions make to d, whose
+// parts must all be decided; the contents dropped are counted in om.
+func (sel *selection) edits(d *Doc, om *Omitted) []edit {
+	return d.cutParts(sel.members, sel.dropped[:len(d.parts)], om)
 }
 
 // cutMember is the edit that removes p's thoughtSignature member with the
@@ -196,10 +224,10 @@ func removeElements[E any](elems []E, gone []bool, at func(E) span) []edit {
 	return cuts
 }
 
-// apply returns payload with the sorted, disjoint edits made, as pieces.
-func apply(payload []byte, edits []edit) [][]byte {
+// apply returns payload from byte at on with the sorted, disjoint edits
+// made, which all start at or after at, as pieces.
+func apply(payload []byte, edits []edit, at int) [][]byte {
 	out := make([][]byte, 0, 2*len(edits)+1)
-	at := 0
 	for _, e := range edits {
 		if e.start > at {
 			out = append(out, payload[at:e.start])
