@@ -1,17 +1,12 @@
 package server_test
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/continuity-dev/continuity/server"
 )
 
 // BenchmarkRequestBehindBigToolResult times, in the same run, the
@@ -89,18 +84,5 @@ func startOSPipe(b *testing.B) *benchPipe {
 	if err != nil {
 		b.Fatal(err)
 	}
-	outR, outW := io.Pipe()
-	done := make(chan struct{})
-	go func() {
-		server.Serve(context.Background(), server.Config{In: inR, Out: outW, DataDir: b.TempDir()})
-		outW.Close()
-		close(done)
-	}()
-	b.Cleanup(func() {
-		inW.Close()
-		go io.Copy(io.Discard, outR) // replies still being written
-		<-done
-		inR.Close()
-	})
-	return &benchPipe{in: inW, out: bufio.NewReader(outR)}
+	return serveBench(b, inR, inW)
 }

@@ -26,6 +26,12 @@ type benchPipe struct {
 
 func startBenchPipe(b *testing.B) *benchPipe {
 	inR, inW := io.Pipe()
+	return serveBench(b, inR, inW)
+}
+
+// serveBench runs Serve reading the host's frames from inR (written to
+// through inW) until the benchmark ends.
+func serveBench(b *testing.B, inR io.ReadCloser, inW io.WriteCloser) *benchPipe {
 	outR, outW := io.Pipe()
 	done := make(chan struct{})
 	go func() {
@@ -37,6 +43,7 @@ func startBenchPipe(b *testing.B) *benchPipe {
 		inW.Close()
 		go io.Copy(io.Discard, outR) // replies still being written
 		<-done
+		inR.Close()
 	})
 	return &benchPipe{in: inW, out: bufio.NewReader(outR)}
 }
