@@ -24,7 +24,6 @@ type refScanner struct {
 	// without escapes, so its value is its bytes.
 	Plain bool
 	stack []byte // closing brackets of the containers Value is inside
-	tmp   []byte // scratch for decoding escaped keys and short values
 	// refSplit, during a validating scan of a large document, is the second
 	// half that another goroutine validates (see refSplit).
 	split *refSplit
