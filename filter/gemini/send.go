@@ -37,13 +37,16 @@ func (f *Follower) Send(ctx context.Context, keep func(Candidate) bool, emit fun
 	sel := newSelection(keep)
 	sent := 0      // the payload's bytes before sent are emitted
 	var out []edit // the edits of payload[:sent], as emitted
-	have := 0
-	for {
-		part, ended := f.awaitIndexed(have)
+	look := max(1, sendEvery/4)
+	for seen := 0; ; {
+		// Nothing can be settled past what is indexed: look again once
+		// sendEvery bytes past what went are indexed, and then every
+		// quarter of it, not at every content.
+		part, ended := f.awaitIndexed(max(sent+sendEvery, seen+look))
 		if ended {
 			break
 		}
-		have = len(part.contents)
+		seen = part.indexedEnd()
 		settled := part.lastMessage() // contents before it are settled
 		if settled <= 0 || part.contents[settled-1].end-sent < sendEvery {
 			continue
@@ -124,9 +127,8 @@ func sameEdits(a, b []edit) bool {
 // the scan's when it ended in one (ErrStopped when the payload stopped
 // arriving).
 func (f *Follower) Key() (key string, ok bool, err error) {
-	have := 0
-	for {
-		part, ended := f.awaitIndexed(have)
+	for seen := 0; ; {
+		part, ended := f.awaitIndexed(seen + 1) // one more content
 		if ended {
 			d, err := f.Doc()
 			if err != nil {
@@ -135,7 +137,7 @@ func (f *Follower) Key() (key string, ok bool, err error) {
 			key, ok = d.Key()
 			return key, ok, nil
 		}
-		have = len(part.contents)
+		seen = part.indexedEnd()
 		if slices.ContainsFunc(part.contents, func(c content) bool { return !c.user }) {
 			key, ok = part.Key()
 			return key, ok, nil
