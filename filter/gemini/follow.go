@@ -45,11 +45,12 @@ type Follower struct {
 	// wakes it: the scan (await) for wantBytes of the payload to have
 	// arrived, Send and Key (awaitIndexed) for the indexed contents to
 	// reach wantEnd. A reader reports thousands of arrivals and the scan
-	// publishes a content every few kilobytes; waking the others for each
-	// cost a 16 MiB request several thousand goroutine switches on the
-	// two cores the proxy shares with its connections. Each is the least
-	// of its waiters' wants (math.MaxInt when none waits) and is reset
-	// when they are woken, which then say again what they wait for.
+	// publishes a content every few kilobytes: a 16 MiB request broadcast
+	// some six thousand times to waiters that, each time, looked and went
+	// back to sleep, on the cores the proxy shares with its connections.
+	// Each is the least of its waiters' wants (math.MaxInt when none
+	// waits) and is reset when they are woken, which then say again what
+	// they wait for.
 	arrived, grown     sync.Cond
 	wantBytes, wantEnd int
 
