@@ -105,7 +105,7 @@ func proxyCmd(args []string) int {
 	if err := proxy.SavePageAddress(dir, page); err != nil {
 		return c.fail(2, "%v", errors.Join(err, ln.Close()))
 	}
-	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport := proxy.UpstreamTransport()
 	transport.ResponseHeaderTimeout = *headerTimeout
 	cfg := proxy.Config{Upstream: ups.root, Upstreams: ups.named, Policy: policy, DB: db, Rule: proxy.Rule(*rule), Secret: secret, Transport: transport,
 		Log: log, PolicyCommand: "continuity policy --data-dir " + shellArg(dir), PageURL: page,
