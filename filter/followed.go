@@ -38,6 +38,8 @@ type Followed struct {
 	poll atomic.Pointer[func() error]
 	done chan struct{} // closed once the speculative Send has returned
 	once sync.Once
+	// taken says ApplyFollowed answered a call from this work (Taken).
+	taken atomic.Bool
 
 	// Set before done is closed.
 	res    Result // Omitted; Pieces when anything was omitted; SHA256
@@ -116,6 +118,11 @@ func (f *Followed) Close() {
 		<-f.done
 	})
 }
+
+// Taken reports whether ApplyFollowed answered its call from the work
+// done while the payload arrived, rather than filtering it again: a
+// caller's tests tell the followed path from the fallback by it.
+func (f *Followed) Taken() bool { return f.taken.Load() }
 
 // covers reports whether payload is exactly the followed object: the same
 // bytes of the same buffer.

@@ -178,7 +178,7 @@ func (t *Turn) ApplyFollowed(ctx context.Context, f *Followed, payload []byte, r
 	base := t.baseline.Load()
 	first := base == nil
 	var res Result
-	if first && t.opts.StripPairedIDs == followedStrip {
+	if first && t.opts.StripPairedIDs { // followedStrip: the following stripped as this turn does
 		res = Result{Omitted: f.res.Omitted, SHA256: f.res.SHA256}
 		if res.Omitted.Items+res.Omitted.Compactions > 0 {
 			if t.opts.NoCopy {
@@ -208,6 +208,7 @@ func (t *Turn) ApplyFollowed(ctx context.Context, f *Followed, payload []byte, r
 		fresh := f.st.h.fingerprints()
 		t.baseline.Store(&fresh)
 	}
+	f.taken.Store(true)
 	return res, nil
 }
 

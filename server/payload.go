@@ -73,6 +73,9 @@ func (s *Server) llmPayload(ctx context.Context, p payloadParams) (any, error) {
 	res, err := svc.turns.PayloadFollowed(ctx, p.req, p.payload, p.follow)
 	if p.follow != nil {
 		p.follow.Close() // its goroutines end now; the frame's release would close it too
+		if followAnswered != nil {
+			followAnswered(p.follow.Taken())
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -90,6 +93,10 @@ func (s *Server) llmPayload(ctx context.Context, p payloadParams) (any, error) {
 // starts to be gathered (the buffer it is gathered in), from which an
 // llm/payload is filtered while it arrives.
 var followFrom = 0
+
+// followAnswered, when set (tests), is told of each followed llm/payload
+// once it is answered whether the followed work answered it.
+var followAnswered func(taken bool)
 
 // followPayload is the wire's FollowFunc: an llm/payload frame whose
 // params' payload object has begun is filtered while it arrives

@@ -99,8 +99,11 @@ func (p *followBench) send(b *testing.B, frame []byte) []byte {
 	for {
 		line, err := p.out.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
+			// line is the reader's buffer, which reading the rest
+			// overwrites: copy it first.
+			head := bytes.Clone(line)
 			rest, err2 := p.out.ReadBytes('\n')
-			line, err = append(bytes.Clone(line), rest...), err2
+			line, err = append(head, rest...), err2
 		}
 		if err != nil {
 			b.Fatal(err)
