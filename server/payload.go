@@ -112,7 +112,9 @@ func followPayload(method string, buf []byte, params int) wire.Follower {
 		return nil
 	}
 	at += params
-	return &payloadFollower{at: at, f: filter.FollowPayload(buf[at:cap(buf)], filter.Options{})}
+	// The wire shows a follower only bytes it has validated (wire.Follower),
+	// so the following scan trusts them: the frame is validated once.
+	return &payloadFollower{at: at, f: filter.FollowPayload(buf[at:cap(buf)], filter.Options{Prevalidated: true})}
 }
 
 // payloadStart finds, in the arrived prefix b of llm/payload's params,

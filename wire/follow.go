@@ -19,12 +19,14 @@ import (
 // Follower is the owner's work following one frame's bytes.
 type Follower interface {
 	// Arrived reports that buf[:n] of the buffer the follower was given
-	// has arrived; those bytes do not change until Close has returned.
-	// It is called on the read loop after every read, and must be cheap.
+	// has arrived and been validated as the start of a JSON document (a
+	// trusted scan may read it: see jsonscan.Validator.Failed); those
+	// bytes do not change until Close has returned. It is called on the
+	// read loop after every read, and must be cheap.
 	Arrived(n int)
 	// Finish reports that the frame ended at buf[:n] (its newline, or
-	// the end of input): nothing more arrives. The frame is not validated
-	// yet: it is a valid request only if its Params carry the follower.
+	// the end of input) and is valid JSON: nothing more arrives. It is a
+	// valid request only if its Params carry the follower.
 	Finish(n int)
 	// Close ends the work and returns once nothing of it reads the
 	// buffer. It is called exactly once per follower, from the read loop
@@ -85,9 +87,10 @@ func followable(b []byte) (method string, params int, ok bool) {
 }
 
 // startFollow offers the frame being gathered in buf (len: what has
-// arrived) to the owner's FollowFunc.
+// arrived) to the owner's FollowFunc. A follower is shown only validated
+// bytes, so there is none when frames are not validated as they arrive.
 func (f *frameReader) startFollow(buf []byte) Follower {
-	if f.follow == nil {
+	if f.follow == nil || !checkWhileArriving {
 		return nil
 	}
 	method, params, ok := followable(buf)
@@ -95,6 +98,22 @@ func (f *frameReader) startFollow(buf []byte) Follower {
 		return nil
 	}
 	return f.follow(method, buf, params)
+}
+
+// validated shows fol (if any) the frame's first n bytes once they have
+// been fed to the validator: when it has found them not JSON the frame
+// will be answered as malformed, so fol is closed instead, and nil is
+// returned.
+func (f *frameReader) validated(fol Follower, n int) Follower {
+	if fol == nil {
+		return nil
+	}
+	if f.val.Failed() {
+		fol.Close()
+		return nil
+	}
+	fol.Arrived(n)
+	return fol
 }
 
 // endFollow closes the follower of a frame that will not be handed out

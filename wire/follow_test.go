@@ -2,17 +2,21 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
+
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 // recorder is a Follower that checks the wire keeps the contract: each
 // Arrived reports more of the frame's own bytes, in the buffer it was
-// given; Finish comes at most once, and nothing after Close.
+// given, all of them the start of a JSON document; Finish comes at most
+// once, for a frame that is JSON, and nothing after Close.
 type recorder struct {
 	t        *testing.T
 	buf      []byte // the buffer offered, cap as far as the frame can grow
@@ -20,6 +24,7 @@ type recorder struct {
 	arrived  int
 	finished int // -1 until Finish
 	closed   int
+	val      jsonscan.Validator // what has arrived, fed again
 }
 
 func (r *recorder) Arrived(n int) {
@@ -33,6 +38,9 @@ func (r *recorder) Arrived(n int) {
 	if !bytes.Equal(r.buf[r.arrived:n], r.frame[r.arrived:n]) {
 		r.t.Errorf("Arrived(%d): the buffer does not hold the frame's bytes", n)
 	}
+	if r.val.Write(r.buf[r.arrived:n]); r.val.Failed() {
+		r.t.Errorf("Arrived(%d): shown bytes that are not the start of a JSON document", n)
+	}
 	r.arrived = n
 }
 
@@ -42,6 +50,9 @@ func (r *recorder) Finish(n int) {
 	}
 	if n != r.arrived || n != len(r.frame) {
 		r.t.Errorf("Finish(%d): arrived %d, the frame is %d bytes", n, r.arrived, len(r.frame))
+	}
+	if !json.Valid(r.frame) {
+		r.t.Errorf("Finish(%d) for a frame that is not JSON", n)
 	}
 	r.finished = n
 }
@@ -90,7 +101,8 @@ func followInput(rng *rand.Rand, limit int) (input []byte, lines [][]byte) {
 // and errors one without does; every follower is closed exactly once (by
 // the reader, or by recycling the frame it came with); a frame comes with
 // its follower only when it is handed out in the buffer followed, which
-// then holds all of it, and Finish said so.
+// then holds all of it, and Finish said so; a follower is shown only
+// bytes the validator passed (its scan trusts them).
 func TestFollowersKeepTheContract(t *testing.T) {
 	const limit = 4 << 20
 	for seed := range uint64(6) {

@@ -41,13 +41,11 @@ func (f *frameReader) gather() (frame, error) {
 	blocks := [][]byte{first[:copy(first, pending)]}
 	f.val.Reset()
 	// fol follows the frame while it stays in this first buffer (see
-	// follow.go): it sees each read before the validator does, so the two
-	// work on the same fresh bytes on both cores.
+	// follow.go): it is shown each read once the validator has passed it,
+	// so its scan may trust the bytes and the frame is validated once.
 	fol := f.startFollow(blocks[0])
-	if fol != nil {
-		fol.Arrived(len(pending))
-	}
 	f.feed(pending)
+	fol = f.validated(fol, len(pending))
 	f.buf, f.off, f.end = nil, 0, 0
 	size := len(blocks[0])
 	for {
@@ -87,10 +85,8 @@ func (f *frameReader) gather() (frame, error) {
 		}
 		if i := bytes.IndexByte(last[len(last):len(last)+m], '\n'); i >= 0 {
 			end := len(last) + i
-			if fol != nil {
-				fol.Arrived(end)
-			}
 			f.feed(last[len(last):end])
+			fol = f.validated(fol, end)
 			f.keepRest(last[end+1 : len(last)+m])
 			blocks[len(blocks)-1] = last[:end]
 			if size += i; overLimit(int64(size), f.max, lastByte(blocks)) {
@@ -100,10 +96,8 @@ func (f *frameReader) gather() (frame, error) {
 			}
 			return f.joined(blocks, size, fol), nil
 		}
-		if fol != nil {
-			fol.Arrived(len(last) + m)
-		}
 		f.feed(last[len(last) : len(last)+m])
+		fol = f.validated(fol, len(last)+m)
 		blocks[len(blocks)-1] = last[:len(last)+m]
 		size += m
 	}
@@ -127,11 +121,18 @@ func (f *frameReader) joined(blocks [][]byte, size int, fol Follower) frame {
 	if len(blocks) == 1 {
 		b := blocks[0]
 		if size >= cap(b)/4 {
+			line := trimCR(b[:size:size])
+			checked := f.checked(line)
+			if fol != nil && (checked == nil || checked.err != nil) {
+				// Not JSON: it is answered as malformed, and a follower
+				// is shown only bytes the validator passed.
+				endFollow(fol)
+				fol = nil
+			}
 			if fol != nil {
 				fol.Finish(size)
 			}
-			line := trimCR(b[:size:size])
-			return frame{line: line, pooled: b[:cap(b)], checked: f.checked(line), follow: fol}
+			return frame{line: line, pooled: b[:cap(b)], checked: checked, follow: fol}
 		}
 		// A small frame in a big buffer: move it, so that a frame its
 		// handler keeps does not hold the big buffer too.
