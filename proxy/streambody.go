@@ -98,7 +98,11 @@ func (s *streamBody) WriteTo(w io.Writer) (int64, error) {
 	}
 }
 
-// Read copies the bytes sent so far into p.
+// Read copies the bytes sent so far into p: from as many slices of the
+// hand-over at hand as fit, so that a reader that copies (the transport
+// behind httputil.ReverseProxy, which hides WriteTo) writes p-sized chunks
+// rather than one per slice, however short the slices between the
+// filter's edits are. It waits for a hand-over only when it has nothing.
 func (s *streamBody) Read(p []byte) (int, error) {
 	if len(s.rest) == 0 {
 		b, err := s.next()
@@ -109,6 +113,12 @@ func (s *streamBody) Read(p []byte) (int, error) {
 	}
 	n := copy(p, s.rest)
 	s.rest = s.rest[n:]
+	for n < len(p) && len(s.rest) == 0 && len(s.batch) > 0 {
+		s.rest, s.batch = s.batch[0], s.batch[1:]
+		m := copy(p[n:], s.rest)
+		s.rest = s.rest[m:]
+		n += m
+	}
 	return n, nil
 }
 

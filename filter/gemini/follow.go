@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"errors"
+	"math"
 	"sync"
 
 	"github.com/continuity-dev/continuity/jsonscan"
@@ -33,13 +34,25 @@ type Follower struct {
 	payload []byte
 
 	mu      sync.Mutex
-	cond    sync.Cond
 	n       int // payload[:n] has arrived
 	stopped bool
 	// indexed is what the scan has indexed so far, whole contents only:
 	// its elements are never written again, so Send may read them while
 	// the scan appends past them (see publish).
 	indexed Doc
+
+	// Each waiter says what it waits for, so that only what it waits for
+	// wakes it: the scan (await) for wantBytes of the payload to have
+	// arrived, Send and Key (awaitIndexed) for the indexed contents to
+	// reach wantEnd. A reader reports thousands of arrivals and the scan
+	// publishes a content every few kilobytes: a 16 MiB request broadcast
+	// some six thousand times to waiters that, each time, looked and went
+	// back to sleep, on the cores the proxy shares with its connections.
+	// Each is the least of its waiters' wants (math.MaxInt when none
+	// waits) and is reset when they are woken, which then say again what
+	// they wait for.
+	arrived, grown     sync.Cond
+	wantBytes, wantEnd int
 
 	done  chan struct{} // closed when doc and err are set
 	ended bool          // doc and err are set (guarded by mu)
@@ -51,25 +64,33 @@ type Follower struct {
 // caller reports arrivals with Arrived and must, unless it reports the
 // whole payload, call Stop.
 func Follow(payload []byte) *Follower {
-	f := &Follower{payload: payload, done: make(chan struct{})}
-	f.cond.L = &f.mu
+	f := &Follower{payload: payload, done: make(chan struct{}), wantBytes: math.MaxInt, wantEnd: math.MaxInt}
+	f.arrived.L, f.grown.L = &f.mu, &f.mu
 	go func() {
 		defer close(f.done)
 		doc, err := f.scan()
 		f.mu.Lock()
 		f.doc, f.err, f.ended = doc, err, true
+		f.wantEnd = math.MaxInt
 		f.mu.Unlock()
-		f.cond.Broadcast()
+		f.grown.Broadcast()
 	}()
 	return f
 }
 
-// Arrived reports that payload[:n] has arrived.
+// Arrived reports that payload[:n] has arrived; it wakes the scan only
+// once what the scan waits for is in.
 func (f *Follower) Arrived(n int) {
 	f.mu.Lock()
 	f.n = max(f.n, min(n, len(f.payload)))
+	wake := f.n >= f.wantBytes
+	if wake {
+		f.wantBytes = math.MaxInt
+	}
 	f.mu.Unlock()
-	f.cond.Broadcast()
+	if wake {
+		f.arrived.Broadcast()
+	}
 }
 
 // Stop tells the scan that nothing more will arrive and waits until it no
@@ -78,8 +99,9 @@ func (f *Follower) Arrived(n int) {
 func (f *Follower) Stop() {
 	f.mu.Lock()
 	f.stopped = true
+	f.wantBytes = math.MaxInt
 	f.mu.Unlock()
-	f.cond.Broadcast()
+	f.arrived.Broadcast()
 	<-f.done
 }
 
@@ -97,7 +119,8 @@ func (f *Follower) await(want int) (int, error) {
 	defer f.mu.Unlock()
 	want = min(want, len(f.payload))
 	for f.n < want && !f.stopped {
-		f.cond.Wait()
+		f.wantBytes = min(f.wantBytes, want)
+		f.arrived.Wait()
 	}
 	if f.n < want {
 		return 0, ErrStopped
@@ -272,21 +295,38 @@ func (s *following) contents(v int) (int, error) {
 }
 
 // publish makes the contents d has indexed so far, and their parts,
-// visible to Send.
+// visible to Send and Key, and wakes them once the contents reach what
+// they wait for.
 func (f *Follower) publish(d *Doc) {
 	f.mu.Lock()
 	f.indexed = Doc{payload: f.payload, contents: d.contents, parts: d.parts[:len(d.parts):len(d.parts)], sigs: d.sigs}
+	wake := f.indexed.indexedEnd() >= f.wantEnd
+	if wake {
+		f.wantEnd = math.MaxInt
+	}
 	f.mu.Unlock()
-	f.cond.Broadcast()
+	if wake {
+		f.grown.Broadcast()
+	}
 }
 
-// awaitIndexed waits until more than have contents are indexed, or the
-// scan has ended (ended true), and returns what is indexed.
-func (f *Follower) awaitIndexed(have int) (d Doc, ended bool) {
+// indexedEnd is where the last content d holds ends, 0 when it holds none.
+func (d *Doc) indexedEnd() int {
+	if len(d.contents) == 0 {
+		return 0
+	}
+	return d.contents[len(d.contents)-1].end
+}
+
+// awaitIndexed waits until the contents indexed reach byte end of the
+// payload (the last one ends at or past it), or the scan has ended (ended
+// true), and returns what is indexed.
+func (f *Follower) awaitIndexed(end int) (d Doc, ended bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for len(f.indexed.contents) <= have && !f.ended {
-		f.cond.Wait()
+	for f.indexed.indexedEnd() < end && !f.ended {
+		f.wantEnd = min(f.wantEnd, end)
+		f.grown.Wait()
 	}
 	return f.indexed, f.ended
 }

@@ -7,9 +7,9 @@ import (
 )
 
 // sendEvery is the least number of settled bytes Send emits at a time
-// while the payload arrives, so that the edits of what is settled are
-// worked out a bounded number of times. A variable only so that tests
-// can send small payloads in small steps.
+// while the payload arrives, so that the hand-overs to the caller, and
+// Send's looks at what is indexed, stay few. A variable only so that
+// tests can send small payloads in small steps.
 var sendEvery = 256 << 10
 
 // errSettledChanged is Send's failure when the whole payload's edits do
@@ -37,13 +37,17 @@ func (f *Follower) Send(ctx context.Context, keep func(Candidate) bool, emit fun
 	sel := newSelection(keep)
 	sent := 0      // the payload's bytes before sent are emitted
 	var out []edit // the edits of payload[:sent], as emitted
-	have := 0
-	for {
-		part, ended := f.awaitIndexed(have)
+	kept := -1     // the last content emitted that stays, -1 before any
+	look := max(1, sendEvery/4)
+	for seen := 0; ; {
+		// Nothing can be settled past what is indexed: look again once
+		// sendEvery bytes past what went are indexed, and then every
+		// quarter of it, not at every content.
+		part, ended := f.awaitIndexed(max(sent+sendEvery, seen+look))
 		if ended {
 			break
 		}
-		have = len(part.contents)
+		seen = part.indexedEnd()
 		settled := part.lastMessage() // contents before it are settled
 		if settled <= 0 || part.contents[settled-1].end-sent < sendEvery {
 			continue
@@ -54,18 +58,15 @@ func (f *Follower) Send(ctx context.Context, keep func(Candidate) bool, emit fun
 		if err := sel.decide(ctx, &part, len(part.parts), settled); err != nil {
 			return sel.om, err
 		}
-		var scratch Omitted
-		edits := sel.edits(&part, &scratch)
-		if !slices.ContainsFunc(part.contents, func(c content) bool { return !contentGone(&part, sel.dropped, &c) }) {
+		k := lastKept(&part, sel.dropped, max(kept, 0))
+		if k < 0 {
 			continue // a leading run that goes is cut up to the first content kept
 		}
-		if len(edits) < len(out) || !sameEdits(edits[:len(out)], out) {
-			return sel.om, errSettledChanged
-		}
-		if err := emit(apply(part.payload[:last.end], edits[len(out):], sent)); err != nil {
+		edits := sel.editsFrom(&part, max(kept, 0), sent)
+		if err := emit(apply(part.payload[:last.end], edits, sent)); err != nil {
 			return sel.om, err
 		}
-		out, sent = edits, last.end
+		out, sent, kept = append(out, edits...), last.end, k
 	}
 	d, err := f.Doc()
 	if err != nil {
@@ -98,6 +99,37 @@ func (d *Doc) lastMessage() int {
 	return 0
 }
 
+// lastKept is the index of the last of d's contents from from on that
+// stays (not every part of it dropped), -1 when none does.
+func lastKept(d *Doc, dropped []bool, from int) int {
+	for k := len(d.contents) - 1; k >= from; k-- {
+		if !contentGone(d, dropped, &d.contents[k]) {
+			return k
+		}
+	}
+	return -1
+}
+
+// editsFrom are the edits of d's decided contents that start at or after
+// byte at, the end of the contents already emitted, of which content
+// from, emitted too, stays (or from is 0): they are the edits that
+// sel.edits gives past at, worked out from content from on rather than
+// again from the first content at each emission. Each content's cuts
+// depend only on itself and, for one that goes whole, on the end of the
+// content before it once an earlier one stays; so from a content that
+// stays on, the cuts are those of the whole array. Send checks the edits
+// it emitted this way against the whole payload's before its last bytes.
+func (sel *selection) editsFrom(d *Doc, from, at int) []edit {
+	view := *d
+	view.contents = d.contents[from:]
+	start := view.contents[0].start
+	i, _ := slices.BinarySearchFunc(sel.members, start, func(e edit, t int) int { return e.start - t })
+	var scratch Omitted
+	edits := view.cutParts(sel.members[i:], sel.dropped[:len(d.parts)], &scratch)
+	j, _ := slices.BinarySearchFunc(edits, at, func(e edit, t int) int { return e.start - t })
+	return edits[j:]
+}
+
 // contentGone reports whether every part of c is dropped.
 func contentGone(d *Doc, dropped []bool, c *content) bool {
 	if c.n == 0 {
@@ -124,9 +156,8 @@ func sameEdits(a, b []edit) bool {
 // the scan's when it ended in one (ErrStopped when the payload stopped
 // arriving).
 func (f *Follower) Key() (key string, ok bool, err error) {
-	have := 0
-	for {
-		part, ended := f.awaitIndexed(have)
+	for seen := 0; ; {
+		part, ended := f.awaitIndexed(seen + 1) // one more content
 		if ended {
 			d, err := f.Doc()
 			if err != nil {
@@ -135,7 +166,7 @@ func (f *Follower) Key() (key string, ok bool, err error) {
 			key, ok = d.Key()
 			return key, ok, nil
 		}
-		have = len(part.contents)
+		seen = part.indexedEnd()
 		if slices.ContainsFunc(part.contents, func(c content) bool { return !c.user }) {
 			key, ok = part.Key()
 			return key, ok, nil
