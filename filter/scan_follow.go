@@ -9,13 +9,23 @@ import (
 )
 
 // arrival is how much of a payload being read into its buffer has arrived:
-// the reader advances it, a following scan waits on it.
+// the reader advances it, a following scan waits on it. An open arrival
+// (openArrival) is a payload that is a JSON object at the start of a
+// longer buffer — an llm/payload frame's params member, followed while
+// the frame arrives: its length is not known before the scan finds the
+// object's closing brace, and the reader may end it (finish) before the
+// buffer is full.
 type arrival struct {
 	mu      sync.Mutex
 	cond    sync.Cond
 	n       int // payload[:n] has arrived
-	total   int // the payload's length
+	total   int // the payload's length (an open one: at most this)
 	stopped bool
+	// open says the payload ends at the closing brace of the object it
+	// starts with, not at total; end is that brace's offset + 1, once the
+	// scan has found it (0 before).
+	open bool
+	end  int
 }
 
 func newArrival(total int) *arrival {
@@ -24,10 +34,32 @@ func newArrival(total int) *arrival {
 	return a
 }
 
+// openArrival is the arrival of a payload that starts buf's first byte and
+// ends where its object closes, somewhere in buf.
+func openArrival(size int) *arrival {
+	a := newArrival(size)
+	a.open = true
+	return a
+}
+
 // advance reports that payload[:n] has arrived.
 func (a *arrival) advance(n int) {
 	a.mu.Lock()
-	a.n = max(a.n, min(n, a.total))
+	if n <= a.n {
+		a.mu.Unlock()
+		return
+	}
+	a.n = min(n, a.total)
+	a.mu.Unlock()
+	a.cond.Broadcast()
+}
+
+// finish reports that nothing arrives after payload[:n]: an open payload's
+// reader saw its frame end there.
+func (a *arrival) finish(n int) {
+	a.mu.Lock()
+	a.total = min(max(n, a.n), a.total)
+	a.n = a.total
 	a.mu.Unlock()
 	a.cond.Broadcast()
 }
@@ -45,14 +77,38 @@ func (a *arrival) stop() {
 func (a *arrival) await(want int) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	want = min(want, a.total)
-	for a.n < want && !a.stopped {
+	for a.n < min(want, a.total) && !a.stopped {
 		a.cond.Wait()
 	}
-	if a.n < want {
+	if a.n < min(want, a.total) {
 		return 0, errStopped
 	}
 	return a.n, nil
+}
+
+// all reports whether the n bytes a scan has are all that will arrive.
+func (a *arrival) all(n int) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return n >= a.total
+}
+
+// ended records where an open payload's object closed.
+func (a *arrival) ended(end int) {
+	a.mu.Lock()
+	a.end = end
+	a.mu.Unlock()
+}
+
+// length is the payload's length once the scan has ended well: where an
+// open payload's object closed, or the whole.
+func (a *arrival) length() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.open {
+		return a.end
+	}
+	return a.total
 }
 
 // followStep is the least number of further bytes a step of a following
@@ -68,7 +124,7 @@ const followStep = 256 << 10
 func (s *scanner) step(from int, parse func() error) error {
 	for {
 		err := parse()
-		if err == nil || s.arrive == nil || len(s.B) == s.arrive.total {
+		if err == nil || s.arrive == nil || s.arrive.all(len(s.B)) {
 			return err
 		}
 		have := len(s.B)
@@ -89,12 +145,15 @@ func (s *scanner) step(from int, parse func() error) error {
 func (s *scanner) followScan() (*doc, error) {
 	s.B = s.whole[:0]
 	d, err := s.follow()
-	if err == nil || errors.Is(err, errStopped) {
+	if err == nil || errors.Is(err, errStopped) || s.arrive.open {
+		// An open payload's error is not named: its reader does not know
+		// yet whether the frame around it is valid, and filters the
+		// payload again (Turn.Apply) unless it follows again.
 		return d, err
 	}
 	// Some faults (a second input, a bound) show before the rest arrives;
 	// the scan that names them reads the whole payload, so it waits.
-	if _, aerr := s.arrive.await(s.arrive.total); aerr != nil {
+	if _, aerr := s.arrive.await(len(s.whole)); aerr != nil {
 		return nil, aerr
 	}
 	again := scanner{Scanner: jsonscan.Scanner{B: s.whole, Trusted: s.Trusted}, compaction: s.compaction}
@@ -140,9 +199,14 @@ func (s *scanner) follow() (*doc, error) {
 		}
 		end = i
 	}
+	if s.arrive.open {
+		// The payload is the object; what follows is the frame's.
+		s.arrive.ended(end)
+		return d, nil
+	}
 	// Only whitespace may follow, up to the very end.
 	if err := s.step(end, func() error {
-		if j := s.WS(end); j != len(s.B) || len(s.B) < s.arrive.total {
+		if j := s.WS(end); j != len(s.B) || !s.arrive.all(len(s.B)) {
 			return syntaxError(j)
 		}
 		return nil
@@ -166,7 +230,11 @@ func (s *scanner) followMember(keyStart, keyEnd, v int, d *doc, sawInput *bool) 
 		err = s.step(v, func() (err error) {
 			switch {
 			case !isInput:
-				end, err = s.Value(v)
+				// A number that ends where the bytes do may go on in the
+				// next read: it ends only where something follows it.
+				if end, err = s.Value(v); err == nil && end == len(s.B) && !s.arrive.all(end) {
+					err = syntaxError(end)
+				}
 			case s.B[v] == '"':
 				end, err = s.Str(v)
 			default:

@@ -32,6 +32,12 @@ type Stream struct {
 	scanErr error
 	hashing chan error // each hashing worker's result, two in all
 	ended   bool       // Send or Close has run
+	// compaction makes compaction items candidates, as Select does; a
+	// Turn's payload followed (Followed) has none.
+	compaction bool
+	// end is the payload's length: len(payload), or for an open arrival
+	// (Followed) where its object closed, once the scan has found it.
+	end atomic.Int64
 }
 
 // Follow starts filtering buf, which the caller is reading the payload
@@ -40,18 +46,20 @@ type Stream struct {
 // once reported. ctx bounds the hashing as Select's ctx does; payload is
 // only read, never retained once the Stream has ended.
 func Follow(ctx context.Context, buf []byte, opts Options) *Stream {
-	return start(ctx, buf, opts, newArrival(len(buf)))
+	return start(ctx, buf, opts, newArrival(len(buf)), true, nil)
 }
 
 // Start starts filtering a payload that is already whole.
 func Start(ctx context.Context, payload []byte, opts Options) *Stream {
-	return start(ctx, payload, opts, nil)
+	return start(ctx, payload, opts, nil, true, nil)
 }
 
-func start(ctx context.Context, payload []byte, opts Options, arrive *arrival) *Stream {
-	s := &Stream{payload: payload, opts: opts, arrive: arrive, prog: newProgress(true),
-		fp:      fingerprinter{ctx: ctx, spent: new(atomic.Int64), stop: new(atomic.Bool)},
+// start starts a Stream; revoked (may be nil) is polled with ctx.
+func start(ctx context.Context, payload []byte, opts Options, arrive *arrival, compaction bool, revoked func() error) *Stream {
+	s := &Stream{payload: payload, opts: opts, arrive: arrive, prog: newProgress(true), compaction: compaction,
+		fp:      fingerprinter{ctx: ctx, revoked: revoked, spent: new(atomic.Int64), stop: new(atomic.Bool)},
 		scanned: make(chan struct{}), hashing: make(chan error, 2)}
+	s.end.Store(int64(len(payload)))
 	ds := newDecisions()
 	ds.init(MaxReasoningItems) // the scan has not counted them yet
 	s.h = newHasher(payload, s.prog, ds, 0)
@@ -63,7 +71,7 @@ func start(ctx context.Context, payload []byte, opts Options, arrive *arrival) *
 
 // scan runs on the Stream's scanning goroutine, which then helps hash.
 func (s *Stream) scan() {
-	sc := scanner{Scanner: jsonscan.Scanner{B: s.payload, Trusted: s.opts.Prevalidated}, compaction: true, prog: s.prog}
+	sc := scanner{Scanner: jsonscan.Scanner{B: s.payload, Trusted: s.opts.Prevalidated}, compaction: s.compaction, prog: s.prog}
 	var d *doc
 	var err error
 	if s.arrive != nil {
@@ -78,9 +86,12 @@ func (s *Stream) scan() {
 	case d.problem != nil:
 		err = d.problem
 	}
+	if err == nil && s.arrive != nil && s.arrive.open {
+		s.end.Store(int64(s.arrive.length())) // before the walk can learn the scan ended
+	}
 	s.prog.end(d, err)
 	if err == nil {
-		s.shape = Shape{payload: s.payload, d: d}
+		s.shape = Shape{payload: s.payload[:s.end.Load()], d: d}
 	}
 	s.scanErr = err
 	close(s.scanned)
@@ -135,7 +146,17 @@ func (s *Stream) Send(omit func(Candidate) bool, emit func([]byte) error) (Resul
 	walked := make(chan written, 1)
 	go func() {
 		out := &run{payload: s.payload, emit: emit}
-		n, err := walkFinal(s.payload, out.items(s.prog), s.opts.StripPairedIDs, out.decisions(s.h.ds), out.add)
+		add := out.add
+		if s.arrive != nil && s.arrive.open {
+			// The walk ends its last span at len(payload): an open payload
+			// ends where its object closed, which the scan has stored by
+			// the time the walk reaches the bytes after the last item.
+			add = func(c span) error {
+				c.end = min(c.end, int(s.end.Load()))
+				return out.add(c)
+			}
+		}
+		n, err := walkFinal(s.payload, out.items(s.prog), s.opts.StripPairedIDs, out.decisions(s.h.ds), add)
 		if err == nil {
 			err = out.flush()
 		}

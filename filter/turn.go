@@ -104,7 +104,11 @@ func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) 
 		return Result{}, diag.New(diag.ProcessingOverlap, "another payload of this turn is being filtered")
 	}
 	defer t.busy.Store(false)
+	return t.apply(ctx, payload, revoked)
+}
 
+// apply is Apply for the call that holds the turn.
+func (t *Turn) apply(ctx context.Context, payload []byte, revoked func() error) (Result, error) {
 	fp := fingerprinter{ctx: ctx, revoked: revoked, onChunk: t.onChunk, spent: new(atomic.Int64)}
 	if err := fp.poll(); err != nil {
 		return Result{}, err
@@ -133,6 +137,78 @@ func (t *Turn) Apply(ctx context.Context, payload []byte, revoked func() error) 
 		fresh := sc.h.fingerprints()
 		t.baseline.Store(&fresh)
 	}
+	return res, nil
+}
+
+// ApplyFollowed is Apply for a payload that f has followed while it
+// arrived (FollowPayload): the same result, the same errors, the same
+// baseline, with the work f has done already taken instead of done again.
+// revoked is polled before, during (once per hashing chunk of what is left
+// of f's work) and before the result is committed, and ctx bounds the wait
+// for f. A payload that is not exactly f's object, or that f could not
+// filter, is filtered by Apply's own path, so its error is Apply's. f is
+// not closed: its owner closes it once the result is no longer needed (the
+// result's Pieces are slices of the payload, not of anything f holds).
+func (t *Turn) ApplyFollowed(ctx context.Context, f *Followed, payload []byte, revoked func() error) (Result, error) {
+	if !t.busy.CompareAndSwap(false, true) {
+		return Result{}, diag.New(diag.ProcessingOverlap, "another payload of this turn is being filtered")
+	}
+	defer t.busy.Store(false)
+	if f == nil {
+		return t.apply(ctx, payload, revoked)
+	}
+	fp := fingerprinter{ctx: ctx, revoked: revoked}
+	if err := fp.poll(); err != nil {
+		return Result{}, err
+	}
+	poll := fp.poll
+	f.poll.Store(&poll)
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		f.Close() // the hashing stops within a chunk
+		return Result{}, ctx.Err()
+	}
+	if err := fp.poll(); err != nil {
+		return Result{}, err
+	}
+	if f.err != nil || !f.covers(payload) {
+		return t.apply(ctx, payload, revoked)
+	}
+	base := t.baseline.Load()
+	first := base == nil
+	var res Result
+	if first && t.opts.StripPairedIDs { // followedStrip: the following stripped as this turn does
+		res = Result{Omitted: f.res.Omitted, SHA256: f.res.SHA256}
+		if res.Omitted.Items+res.Omitted.Compactions > 0 {
+			if t.opts.NoCopy {
+				res.Pieces = f.pieces
+			} else {
+				res.Output = bytes.Join(f.pieces, nil)
+			}
+		} else {
+			res.Omitted.StrippedIDs = 0 // nothing cut: nothing stripped, as finish counts
+		}
+	} else {
+		var err error
+		if res, err = t.redecide(f, payload, func(c Candidate) bool {
+			if first {
+				return true
+			}
+			_, omit := (*base)[c.Fingerprint]
+			return omit
+		}); err != nil {
+			return Result{}, err
+		}
+	}
+	if err := fp.poll(); err != nil {
+		return Result{}, err
+	}
+	if first {
+		fresh := f.st.h.fingerprints()
+		t.baseline.Store(&fresh)
+	}
+	f.taken.Store(true)
 	return res, nil
 }
 

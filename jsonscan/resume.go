@@ -83,6 +83,12 @@ func (v *Validator) Reset() {
 // Len is the number of bytes fed so far.
 func (v *Validator) Len() int { return v.off }
 
+// Failed reports whether the bytes fed so far are known not to begin a
+// JSON document. Until it does, every byte fed is part of a prefix of
+// some valid document, so a trusted scan may read them (the wire's
+// followers do, while the frame still arrives).
+func (v *Validator) Failed() bool { return v.state == sFailed || v.state == sStrErr }
+
 // fail ends validation at offset at.
 func (v *Validator) fail(at int) {
 	v.errAt = at

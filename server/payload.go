@@ -3,6 +3,9 @@ package server
 import (
 	"context"
 
+	"github.com/continuity-dev/continuity/filter"
+	"github.com/continuity-dev/continuity/jsonscan"
+
 	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/turns"
 	"github.com/continuity-dev/continuity/wire"
@@ -22,6 +25,9 @@ type payloadParams struct {
 	req     turns.PayloadRequest
 	payload []byte
 	frame   *wire.Params
+	// follow is the filtering that followed the payload while its frame
+	// arrived (followPayload), nil when none did; the frame owns it.
+	follow *filter.Followed
 }
 
 // readPayloadParams reads llm/payload's params on the request's goroutine
@@ -45,7 +51,11 @@ func readPayloadParams(params *wire.Params) (payloadParams, error) {
 		// DSH leaves GenerateOptions.purpose unset for a chat call.
 		req.Purpose = "chat"
 	}
-	return payloadParams{req: req, payload: payload, frame: params}, nil
+	p := payloadParams{req: req, payload: payload, frame: params}
+	if pf, ok := params.Follower().(*payloadFollower); ok {
+		p.follow = pf.f
+	}
+	return p, nil
 }
 
 // llmPayload borrows its params: a filtered result is written straight
@@ -60,7 +70,13 @@ func (s *Server) llmPayload(ctx context.Context, p payloadParams) (any, error) {
 	if svc.decider != nil && p.frame != nil {
 		p.frame.BeforeRelease(svc.decider.holdForPayload())
 	}
-	res, err := svc.turns.Payload(ctx, p.req, p.payload)
+	res, err := svc.turns.PayloadFollowed(ctx, p.req, p.payload, p.follow)
+	if p.follow != nil {
+		p.follow.Close() // its goroutines end now; the frame's release would close it too
+		if followAnswered != nil {
+			followAnswered(p.follow.Taken())
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -72,3 +88,75 @@ func (s *Server) llmPayload(ctx context.Context, p payloadParams) (any, error) {
 	return out.Set("omitted", omitted{Items: res.Omitted.Items, CodeUnits: res.Omitted.CodeUnits, StrippedIDs: res.Omitted.StrippedIDs}).
 		Set("sha256", res.Hex()).Result()
 }
+
+// followFrom is the frame size, as the read loop knows it when a frame
+// starts to be gathered (the buffer it is gathered in), from which an
+// llm/payload is filtered while it arrives.
+var followFrom = 0
+
+// followAnswered, when set (tests), is told of each followed llm/payload
+// once it is answered whether the followed work answered it.
+var followAnswered func(taken bool)
+
+// followPayload is the wire's FollowFunc: an llm/payload frame whose
+// params' payload object has begun is filtered while it arrives
+// (filter.FollowPayload), speculatively: the handler uses that work only
+// for a valid frame whose payload is exactly the object followed, and
+// takes every decision and effect itself (turns.Manager.PayloadFollowed).
+func followPayload(method string, buf []byte, params int) wire.Follower {
+	if method != "llm/payload" || cap(buf) < followFrom {
+		return nil
+	}
+	at, ok := payloadStart(buf[params:])
+	if !ok {
+		return nil
+	}
+	at += params
+	// The wire shows a follower only bytes it has validated (wire.Follower),
+	// so the following scan trusts them: the frame is validated once.
+	return &payloadFollower{at: at, f: filter.FollowPayload(buf[at:cap(buf)], filter.Options{Prevalidated: true})}
+}
+
+// payloadStart finds, in the arrived prefix b of llm/payload's params,
+// the offset of the payload member's value when it is an object; every
+// member before it must be whole in b.
+func payloadStart(b []byte) (int, bool) {
+	sc := jsonscan.Scanner{B: b}
+	if len(b) == 0 || b[0] != '{' {
+		return 0, false
+	}
+	for i := sc.WS(1); i < len(b) && b[i] == '"'; {
+		keyEnd, v, err := sc.Key(i)
+		if err != nil || v >= len(b) {
+			return 0, false
+		}
+		if sc.StrIs(b[i:keyEnd], "payload") {
+			return v, b[v] == '{'
+		}
+		end, err := sc.Value(v)
+		if err != nil || end >= len(b) {
+			return 0, false
+		}
+		if i = sc.WS(end); i >= len(b) || b[i] != ',' {
+			return 0, false
+		}
+		i = sc.WS(i + 1)
+	}
+	return 0, false
+}
+
+// payloadFollower is a Followed as the wire sees it: offsets in the
+// frame's buffer, the payload object starting at at.
+type payloadFollower struct {
+	at int
+	f  *filter.Followed
+}
+
+func (p *payloadFollower) Arrived(n int) {
+	if n > p.at {
+		p.f.Arrived(n - p.at)
+	}
+}
+
+func (p *payloadFollower) Finish(n int) { p.f.Finish(max(n-p.at, 0)) }
+func (p *payloadFollower) Close()       { p.f.Close() }

@@ -104,6 +104,7 @@ func Serve(ctx context.Context, cfg Config) {
 			s.drain(s.disp.wait)
 		},
 		OnLostFrame: s.frameLost,
+		Follow:      followPayload,
 	}, s.disp)
 	s.disp.stream = s.conn
 	s.host = hostapi.NewClient(&hostCaller{conn: s.conn, log: s.log})

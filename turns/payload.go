@@ -68,6 +68,10 @@ func (r PayloadResult) Hex() string { return hex.EncodeToString(r.SHA256[:]) }
 // Payload handles llm/payload. payload is the request body's bytes, already
 // validated as JSON by the wire.
 func (m *Manager) Payload(ctx context.Context, req PayloadRequest, payload []byte) (PayloadResult, error) {
+	return m.payload(ctx, req, payload, nil)
+}
+
+func (m *Manager) payload(ctx context.Context, req PayloadRequest, payload []byte, f *filter.Followed) (PayloadResult, error) {
 	if m.native(req, payload) {
 		return m.nativeResult(req, payload), nil
 	}
@@ -101,7 +105,7 @@ func (m *Manager) Payload(ctx context.Context, req PayloadRequest, payload []byt
 		m.diagnostic(a, req, err)
 		return PayloadResult{}, err
 	}
-	res, err := m.apply(ctx, a, req, payload)
+	res, err := m.apply(ctx, a, req, payload, f)
 	finish(err == nil)
 	if err != nil {
 		return PayloadResult{}, err
@@ -117,14 +121,14 @@ func (m *Manager) Payload(ctx context.Context, req PayloadRequest, payload []byt
 
 // apply filters one chat payload of a running admission; startPayload has
 // admitted it.
-func (m *Manager) apply(ctx context.Context, a *admission, req PayloadRequest, payload []byte) (filter.Result, error) {
+func (m *Manager) apply(ctx context.Context, a *admission, req PayloadRequest, payload []byte, f *filter.Followed) (filter.Result, error) {
 	if req.Step > 1 && !a.filter.HasBaseline() {
 		err := diag.Newf(diag.TurnBoundaryUnavailable,
 			"step %d of turn %d has no first-step baseline (cold mid-turn recovery is not supported)", req.Step, req.Turn)
 		m.diagnostic(a, req, err)
 		return filter.Result{}, err
 	}
-	res, err := a.filter.Apply(ctx, payload, m.pollFor(a))
+	res, err := a.filter.ApplyFollowed(ctx, f, payload, m.pollFor(a))
 	if err == nil && ctx.Err() != nil {
 		// Cancelled after the work: the host will not send these bytes.
 		err = ctx.Err()

@@ -44,6 +44,9 @@ type Config struct {
 	// OnLostFrame runs in the read loop each time a line is answered with
 	// a null id (see Stream.OnLostFrame).
 	OnLostFrame func()
+	// Follow, when set, is offered each large request frame while it
+	// arrives (see FollowFunc).
+	Follow FollowFunc
 }
 
 // cancelWithin bounds how long a $/cancelRequest waits for the pipe: it
@@ -100,6 +103,7 @@ func NewConn(cfg Config, h Handler) *Conn {
 	c := &Conn{handler: h, log: log, open: make(chan struct{}), closedCh: make(chan struct{}), ended: make(chan struct{}), stopped: make(chan struct{})}
 	c.stream = NewStream(cfg.In, cfg.Out, cfg.Closer, cfg.MaxFrameBytes, log)
 	c.stream.OnLostFrame = cfg.OnLostFrame
+	c.stream.frames.follow = cfg.Follow
 	c.stream.BeforeEOF = func() {
 		if cfg.BeforeEOF != nil && !c.isClosed() {
 			cfg.BeforeEOF()

@@ -25,6 +25,10 @@ type frame struct {
 	// while it arrived found (see arrived); nil for a frame cut from the
 	// read buffer, which is validated once it is whole.
 	checked *verdict
+	// follow is the owner's work following the frame while it arrived
+	// (follow.go), for a frame handed out in the buffer it followed; nil
+	// otherwise. Whoever recycles the frame closes it first.
+	follow Follower
 }
 
 // size is the memory the frame holds: its pool buffer, or its bytes in
@@ -63,9 +67,11 @@ type frameReader struct {
 	// that outgrows a buffer sized from hint goes on in one this large.
 	bigHint int
 	// val validates the frame being gathered, one read at a time.
-	val  jsonscan.Validator
-	eof  bool
-	rerr error
+	val jsonscan.Validator
+	// follow, when set, is offered each large request frame (follow.go).
+	follow FollowFunc
+	eof    bool
+	rerr   error
 }
 
 func newFrameReader(src io.Reader, max int64) *frameReader {
@@ -134,9 +140,10 @@ func (f *frameReader) keepRest(rest []byte) {
 	f.off, f.end = 0, copy(f.buf, rest)
 }
 
-// recycle gives a frame's pool buffer back. The caller must hold no
-// reference to the frame's bytes any more.
+// recycle gives a frame's pool buffer back, closing its follower first.
+// The caller must hold no reference to the frame's bytes any more.
 func (f *frameReader) recycle(fr frame) {
+	endFollow(fr.follow) // it reads the buffer
 	if fr.pooled != nil {
 		f.pool.put(fr.pooled)
 	}

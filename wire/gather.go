@@ -40,16 +40,22 @@ func (f *frameReader) gather() (frame, error) {
 	}
 	blocks := [][]byte{first[:copy(first, pending)]}
 	f.val.Reset()
+	// fol follows the frame while it stays in this first buffer (see
+	// follow.go): it is shown each read once the validator has passed it,
+	// so its scan may trust the bytes and the frame is validated once.
+	fol := f.startFollow(blocks[0])
 	f.feed(pending)
+	fol = f.validated(fol, len(pending))
 	f.buf, f.off, f.end = nil, 0, 0
 	size := len(blocks[0])
 	for {
 		last := blocks[len(blocks)-1]
 		if overLimit(int64(size), f.max, lastByte(blocks)) {
+			endFollow(fol)
 			return frame{}, f.skipLine(blocks)
 		}
 		if f.eof {
-			return f.joined(blocks, size), nil
+			return f.joined(blocks, size, fol), nil
 		}
 		if len(last) == cap(last) && len(blocks) == 1 && cap(last) <= bigBlock && f.bigHint > size {
 			// The frame outgrew a buffer sized from a smaller frame (a
@@ -59,6 +65,8 @@ func (f *frameReader) gather() (frame, error) {
 			// allocate and copy all of it while the frames behind it wait
 			// (session events borrow their frame, so once the last large
 			// one is applied its buffer is usually back in the pool).
+			endFollow(fol) // it follows the buffer the frame leaves
+			fol = nil
 			big := f.pool.getLarge(f.bigHint)
 			copy(big, last)
 			f.pool.put(last[:cap(last)])
@@ -66,6 +74,8 @@ func (f *frameReader) gather() (frame, error) {
 			blocks[0] = last
 		}
 		if len(last) == cap(last) {
+			endFollow(fol) // the frame goes on in other blocks, to be joined
+			fol = nil
 			last = newBlock(f.bufferSize(min(size, bigBlock)))[:0]
 			blocks = append(blocks, last)
 		}
@@ -76,15 +86,18 @@ func (f *frameReader) gather() (frame, error) {
 		if i := bytes.IndexByte(last[len(last):len(last)+m], '\n'); i >= 0 {
 			end := len(last) + i
 			f.feed(last[len(last):end])
+			fol = f.validated(fol, end)
 			f.keepRest(last[end+1 : len(last)+m])
 			blocks[len(blocks)-1] = last[:end]
 			if size += i; overLimit(int64(size), f.max, lastByte(blocks)) {
+				endFollow(fol)
 				f.drop(blocks)
 				return frame{}, errFrameTooLarge
 			}
-			return f.joined(blocks, size), nil
+			return f.joined(blocks, size, fol), nil
 		}
 		f.feed(last[len(last) : len(last)+m])
+		fol = f.validated(fol, len(last)+m)
 		blocks[len(blocks)-1] = last[:len(last)+m]
 		size += m
 	}
@@ -98,8 +111,9 @@ const bigBlock = 4 << 20
 // in place unless it fills less than a quarter of it; otherwise it is
 // copied once into a buffer of its size, each block given back as soon as
 // it is copied. A frame beyond bigBlock is joined into a large buffer
-// (getLarge), not a power-of-two class.
-func (f *frameReader) joined(blocks [][]byte, size int) frame {
+// (getLarge), not a power-of-two class. fol, the frame's follower if
+// any, goes with a frame handed out in place and is closed otherwise.
+func (f *frameReader) joined(blocks [][]byte, size int, fol Follower) frame {
 	f.hint = size
 	if size > bigBlock {
 		f.bigHint = size
@@ -108,11 +122,22 @@ func (f *frameReader) joined(blocks [][]byte, size int) frame {
 		b := blocks[0]
 		if size >= cap(b)/4 {
 			line := trimCR(b[:size:size])
-			return frame{line: line, pooled: b[:cap(b)], checked: f.checked(line)}
+			checked := f.checked(line)
+			if fol != nil && (checked == nil || checked.err != nil) {
+				// Not JSON: it is answered as malformed, and a follower
+				// is shown only bytes the validator passed.
+				endFollow(fol)
+				fol = nil
+			}
+			if fol != nil {
+				fol.Finish(size)
+			}
+			return frame{line: line, pooled: b[:cap(b)], checked: checked, follow: fol}
 		}
 		// A small frame in a big buffer: move it, so that a frame its
 		// handler keeps does not hold the big buffer too.
 	}
+	endFollow(fol)
 	var out []byte
 	if size > bigBlock {
 		out = f.pool.getLarge(size)

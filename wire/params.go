@@ -59,6 +59,16 @@ func (p *Params) Long() jsonscan.Spans {
 	return p.long
 }
 
+// Follower returns the work that followed the frame while it arrived
+// (Config.Follow), nil when none did. It is the frame's: it is closed when
+// the Params are released or kept, and is used only until then.
+func (p *Params) Follower() Follower {
+	if p == nil || p.state.Load() != owned {
+		return nil
+	}
+	return p.fr.follow
+}
+
 // BeforeRelease registers f to run when the owner releases the bytes,
 // before the buffer can be reused: a result that still borrows slices of
 // the params (a retry record) takes its own copy there. Only the owner
@@ -81,6 +91,8 @@ func (p *Params) Release() {
 	}
 	p.before = nil
 	p.long.Retire()
+	endFollow(p.fr.follow) // before the buffer is poisoned or reused
+	p.fr.follow = nil
 	if p.fr.pooled != nil {
 		if poisonReleased != nil {
 			poisonReleased(p.fr.pooled)
@@ -101,6 +113,8 @@ func (p *Params) Keep() {
 		f()
 	}
 	p.before = nil
+	endFollow(p.fr.follow)
+	p.fr.follow = nil
 	p.s.budget.give(p.held)
 }
 

@@ -1,0 +1,162 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	"github.com/continuity-dev/continuity/jsonscan"
+)
+
+// recorder is a Follower that checks the wire keeps the contract: each
+// Arrived reports more of the frame's own bytes, in the buffer it was
+// given, all of them the start of a JSON document; Finish comes at most
+// once, for a frame that is JSON, and nothing after Close.
+type recorder struct {
+	t        *testing.T
+	buf      []byte // the buffer offered, cap as far as the frame can grow
+	frame    []byte // the frame's bytes as sent (with any \r)
+	arrived  int
+	finished int // -1 until Finish
+	closed   int
+	val      jsonscan.Validator // what has arrived, fed again
+}
+
+func (r *recorder) Arrived(n int) {
+	if r.closed > 0 || r.finished >= 0 {
+		r.t.Errorf("Arrived(%d) after Close or Finish", n)
+	}
+	if n < r.arrived || n > cap(r.buf) || n > len(r.frame) {
+		r.t.Errorf("Arrived(%d) after %d, buffer %d, frame %d", n, r.arrived, cap(r.buf), len(r.frame))
+		return
+	}
+	if !bytes.Equal(r.buf[r.arrived:n], r.frame[r.arrived:n]) {
+		r.t.Errorf("Arrived(%d): the buffer does not hold the frame's bytes", n)
+	}
+	if r.val.Write(r.buf[r.arrived:n]); r.val.Failed() {
+		r.t.Errorf("Arrived(%d): shown bytes that are not the start of a JSON document", n)
+	}
+	r.arrived = n
+}
+
+func (r *recorder) Finish(n int) {
+	if r.closed > 0 || r.finished >= 0 {
+		r.t.Errorf("Finish(%d) after Close or a Finish", n)
+	}
+	if n != r.arrived || n != len(r.frame) {
+		r.t.Errorf("Finish(%d): arrived %d, the frame is %d bytes", n, r.arrived, len(r.frame))
+	}
+	if !json.Valid(r.frame) {
+		r.t.Errorf("Finish(%d) for a frame that is not JSON", n)
+	}
+	r.finished = n
+}
+
+func (r *recorder) Close() { r.closed++ }
+
+// followInput is lines of every kind a follower must survive: followed
+// frames valid or not, over the limit, in one read or many, ending in \r\n
+// or cut by the end of input, between small frames and frames that grow
+// out of their buffer.
+func followInput(rng *rand.Rand, limit int) (input []byte, lines [][]byte) {
+	pad := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('a' + rng.IntN(26))
+		}
+		return string(b)
+	}
+	req := func(id, n int, tail string) []byte {
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"llm/payload","params":{"payload":{"s":"%s"}}%s`, id, pad(n), tail)
+	}
+	add := func(l []byte) { lines = append(lines, l) }
+	add(req(1, 10, "}"))                                                      // small: cut from the read buffer
+	add(req(2, 1<<20, "}"))                                                   // the first large frame
+	add(req(3, 1<<20, "}"))                                                   // the same size again
+	add(req(4, 1<<20, "}\r"))                                                 // \r\n
+	add(req(5, 3<<20, "}"))                                                   // outgrows the buffer sized from the last
+	add([]byte(`{"jsonrpc":"2.0","method":"x","params":` + pad(1<<20) + `}`)) // not JSON
+	add(req(6, 1<<20, ",tru}"))                                               // malformed after the payload
+	add(req(7, limit, "}"))                                                   // over the limit
+	add(req(8, 200<<10, "}"))                                                 // a small frame in a big buffer
+	add(req(9, 1<<20, `},"method":"other"`))                                  // a second method, after
+	add([]byte(`{"jsonrpc":"2.0","method":"session/event","params":{"x":"` + pad(1<<20) + `"}}`))
+	add(req(10, 1<<20, "}")) // the last, cut by the end of input
+	for i, l := range lines {
+		input = append(input, l...)
+		if i < len(lines)-1 {
+			input = append(input, '\n')
+		}
+	}
+	return input, lines
+}
+
+// TestFollowersKeepTheContract: whatever the frames and however the reads
+// cut them, a frame reader with a FollowFunc hands out exactly the frames
+// and errors one without does; every follower is closed exactly once (by
+// the reader, or by recycling the frame it came with); a frame comes with
+// its follower only when it is handed out in the buffer followed, which
+// then holds all of it, and Finish said so; a follower is shown only
+// bytes the validator passed (its scan trusts them).
+func TestFollowersKeepTheContract(t *testing.T) {
+	const limit = 4 << 20
+	for seed := range uint64(6) {
+		input, lines := followInput(rand.New(rand.NewPCG(seed, 26)), limit)
+		plain := newFrameReader(&chunky{b: input, rng: rand.New(rand.NewPCG(seed, 1))}, limit)
+		followed := newFrameReader(&chunky{b: input, rng: rand.New(rand.NewPCG(seed, 1))}, limit)
+		byHead := map[string][]byte{}
+		for _, l := range lines {
+			byHead[string(l[:min(len(l), 1024)])] = l
+		}
+		var recs []*recorder
+		followed.follow = func(method string, buf []byte, params int) Follower {
+			frame, ok := byHead[string(buf[:min(len(buf), 1024)])]
+			if !ok || len(buf) < 1024 {
+				t.Fatalf("offered %d bytes that begin no line", len(buf))
+			}
+			if m := []byte(`"method":"` + method + `","params":`); !bytes.HasSuffix(frame[:params], m) {
+				t.Errorf("offered method %q, params at %d: %.60q", method, params, frame[:params])
+			}
+			r := &recorder{t: t, buf: buf, finished: -1, frame: frame}
+			recs = append(recs, r)
+			return r
+		}
+		handed := 0
+		for i := 0; ; i++ {
+			want, werr := plain.next()
+			got, gerr := followed.next()
+			if !errors.Is(gerr, werr) || !bytes.Equal(got.line, want.line) {
+				t.Fatalf("seed %d frame %d: followed %v %d bytes, plain %v %d bytes", seed, i, gerr, len(got.line), werr, len(want.line))
+			}
+			if werr == io.EOF {
+				break
+			}
+			if got.follow != nil {
+				handed++
+				r := got.follow.(*recorder)
+				if r.finished != len(r.frame) || unsafe.SliceData(got.line) != unsafe.SliceData(r.buf) || r.closed != 0 {
+					t.Fatalf("seed %d frame %d: handed out with a follower that finished at %d of %d, closed %d", seed, i, r.finished, len(r.frame), r.closed)
+				}
+			}
+			plain.recycle(want)
+			followed.recycle(got)
+		}
+		for i, r := range recs {
+			if r.closed != 1 {
+				t.Fatalf("seed %d: follower %d closed %d times", seed, i, r.closed)
+			}
+		}
+		// Lines 3, 4 and 10 (and others, as the reads fall) are handed
+		// out with their follower; the first large one, over the limit
+		// and the one that outgrows its buffer are not.
+		if handed < 3 || handed >= len(recs) {
+			t.Fatalf("seed %d: %d of %d followed frames handed out with their follower", seed, handed, len(recs))
+		}
+		t.Logf("seed %d: %d followed, %d handed out with their follower", seed, len(recs), handed)
+	}
+}
