@@ -39,6 +39,7 @@ func BenchmarkPayloadFollowed(b *testing.B) {
 		for _, way := range []string{"followed", "after"} {
 			b.Run(k.name+"/"+way, func(b *testing.B) {
 				from := followFrom
+				followFrom = 0 // followed at every size, to compare with the threshold's choice
 				if way == "after" {
 					followFrom = math.MaxInt
 				}

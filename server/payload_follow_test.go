@@ -35,6 +35,7 @@ type followPeer struct {
 func followTranscript(t *testing.T, followed bool, limit int64, script func(*followPeer)) (lines []string, taken int) {
 	t.Helper()
 	from := followFrom
+	followFrom = 0 // every size is followed here, whatever the threshold
 	if !followed {
 		followFrom = math.MaxInt
 	}

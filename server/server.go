@@ -105,6 +105,7 @@ func Serve(ctx context.Context, cfg Config) {
 		},
 		OnLostFrame: s.frameLost,
 		Follow:      followPayload,
+		FollowFrom:  followFrom,
 	}, s.disp)
 	s.disp.stream = s.conn
 	s.host = hostapi.NewClient(&hostCaller{conn: s.conn, log: s.log})

@@ -44,9 +44,11 @@ type Config struct {
 	// OnLostFrame runs in the read loop each time a line is answered with
 	// a null id (see Stream.OnLostFrame).
 	OnLostFrame func()
-	// Follow, when set, is offered each large request frame while it
-	// arrives (see FollowFunc).
-	Follow FollowFunc
+	// Follow, when set, is offered each request frame while it arrives
+	// (see FollowFunc), once FollowFrom of its bytes have arrived in one
+	// buffer (0: as soon as its prefix shows the method and the params).
+	Follow     FollowFunc
+	FollowFrom int
 }
 
 // cancelWithin bounds how long a $/cancelRequest waits for the pipe: it
@@ -103,7 +105,7 @@ func NewConn(cfg Config, h Handler) *Conn {
 	c := &Conn{handler: h, log: log, open: make(chan struct{}), closedCh: make(chan struct{}), ended: make(chan struct{}), stopped: make(chan struct{})}
 	c.stream = NewStream(cfg.In, cfg.Out, cfg.Closer, cfg.MaxFrameBytes, log)
 	c.stream.OnLostFrame = cfg.OnLostFrame
-	c.stream.frames.follow = cfg.Follow
+	c.stream.frames.follow, c.stream.frames.followFrom = cfg.Follow, cfg.FollowFrom
 	c.stream.BeforeEOF = func() {
 		if cfg.BeforeEOF != nil && !c.isClosed() {
 			cfg.BeforeEOF()

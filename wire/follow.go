@@ -100,6 +100,20 @@ func (f *frameReader) startFollow(buf []byte) Follower {
 	return f.follow(method, buf, params)
 }
 
+// offer offers the frame gathered so far to the owner (startFollow) once
+// followFrom of its bytes have arrived in one buffer, and shows the
+// follower, if any, what has arrived and been validated. It asks once per
+// buffer the frame is gathered in (tried): the follow costs goroutines and
+// a hand-off that only a large frame repays, and a frame that leaves its
+// first buffer for a large one (see gather) can be followed there.
+func (f *frameReader) offer(fol Follower, tried *bool, blocks [][]byte) Follower {
+	if fol != nil || *tried || len(blocks) != 1 || len(blocks[0]) < f.followFrom {
+		return fol
+	}
+	*tried = true
+	return f.validated(f.startFollow(blocks[0]), len(blocks[0]))
+}
+
 // validated shows fol (if any) the frame's first n bytes once they have
 // been fed to the validator: when it has found them not JSON the frame
 // will be answered as malformed, so fol is closed instead, and nil is

@@ -114,10 +114,15 @@ func TestFollowersKeepTheContract(t *testing.T) {
 			byHead[string(l[:min(len(l), 1024)])] = l
 		}
 		var recs []*recorder
+		// Odd seeds offer a frame only once 256 KiB of it have arrived.
+		followed.followFrom = int(seed%2) * 256 << 10
 		followed.follow = func(method string, buf []byte, params int) Follower {
 			frame, ok := byHead[string(buf[:min(len(buf), 1024)])]
 			if !ok || len(buf) < 1024 {
 				t.Fatalf("offered %d bytes that begin no line", len(buf))
+			}
+			if len(buf) < followed.followFrom {
+				t.Fatalf("offered after %d bytes, before FollowFrom %d", len(buf), followed.followFrom)
 			}
 			if m := []byte(`"method":"` + method + `","params":`); !bytes.HasSuffix(frame[:params], m) {
 				t.Errorf("offered method %q, params at %d: %.60q", method, params, frame[:params])
@@ -157,6 +162,6 @@ func TestFollowersKeepTheContract(t *testing.T) {
 		if handed < 3 || handed >= len(recs) {
 			t.Fatalf("seed %d: %d of %d followed frames handed out with their follower", seed, handed, len(recs))
 		}
-		t.Logf("seed %d: %d followed, %d handed out with their follower", seed, len(recs), handed)
+		t.Logf("seed %d (from %d): %d followed, %d handed out with their follower", seed, followed.followFrom, len(recs), handed)
 	}
 }

@@ -68,10 +68,12 @@ type frameReader struct {
 	bigHint int
 	// val validates the frame being gathered, one read at a time.
 	val jsonscan.Validator
-	// follow, when set, is offered each large request frame (follow.go).
-	follow FollowFunc
-	eof    bool
-	rerr   error
+	// follow, when set, is offered each request frame of at least
+	// followFrom bytes while it arrives (follow.go).
+	follow     FollowFunc
+	followFrom int
+	eof        bool
+	rerr       error
 }
 
 func newFrameReader(src io.Reader, max int64) *frameReader {

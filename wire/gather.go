@@ -40,12 +40,14 @@ func (f *frameReader) gather() (frame, error) {
 	}
 	blocks := [][]byte{first[:copy(first, pending)]}
 	f.val.Reset()
-	// fol follows the frame while it stays in this first buffer (see
-	// follow.go): it is shown each read once the validator has passed it,
-	// so its scan may trust the bytes and the frame is validated once.
-	fol := f.startFollow(blocks[0])
+	// fol follows the frame while it stays in one buffer (see follow.go),
+	// offered once enough of it has arrived: it is shown each read once
+	// the validator has passed it, so its scan may trust the bytes and the
+	// frame is validated once.
+	var fol Follower
+	tried := false
 	f.feed(pending)
-	fol = f.validated(fol, len(pending))
+	fol = f.offer(fol, &tried, blocks)
 	f.buf, f.off, f.end = nil, 0, 0
 	size := len(blocks[0])
 	for {
@@ -65,8 +67,8 @@ func (f *frameReader) gather() (frame, error) {
 			// allocate and copy all of it while the frames behind it wait
 			// (session events borrow their frame, so once the last large
 			// one is applied its buffer is usually back in the pool).
-			endFollow(fol) // it follows the buffer the frame leaves
-			fol = nil
+			endFollow(fol)          // it follows the buffer the frame leaves
+			fol, tried = nil, false // the big buffer can be followed
 			big := f.pool.getLarge(f.bigHint)
 			copy(big, last)
 			f.pool.put(last[:cap(last)])
@@ -100,6 +102,7 @@ func (f *frameReader) gather() (frame, error) {
 		fol = f.validated(fol, len(last)+m)
 		blocks[len(blocks)-1] = last[:len(last)+m]
 		size += m
+		fol = f.offer(fol, &tried, blocks)
 	}
 }
 
