@@ -24,8 +24,13 @@ type SessionHeader struct {
 
 // Event is one session event envelope {type, seq, time, data, surfaceOp?}
 // as DSH emits it (docs/protocol.md §4.3): seq counts from 0 in every
-// session. Data and SurfaceOp are kept as the host's bytes; each consumer
-// reads only what it needs.
+// session. Time, Data and SurfaceOp are the host's bytes; each consumer
+// reads only what it needs. In an event a session event notification
+// delivers (Observe) they are borrowed from the frame, whose buffer
+// carries a later frame once the event is applied: a consumer copies
+// whatever it keeps (a string conversion, dshevent's Str and Excerpt)
+// and never keeps the slices themselves. Events read from the host
+// (session/read) are decoded copies and may be kept.
 type Event struct {
 	Type string          `json:"type"`
 	Seq  int64           `json:"seq"`
@@ -38,8 +43,8 @@ type Event struct {
 	// Long are the long strings of the frame Data was cut from (set for a
 	// session event notification while it is applied): a reader's trusted
 	// scan of Data given them steps over a large tool output in O(1).
-	// They hold the frame alive: an event kept after it is applied, or
-	// with Data copied, must drop them.
+	// They share the frame's lifetime: they are retired when its buffer
+	// is released, and an event whose Data is copied must drop them.
 	Long jsonscan.Spans `json:"-"`
 }
 

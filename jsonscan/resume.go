@@ -2,8 +2,6 @@ package jsonscan
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
 	"unicode/utf8"
 )
 
@@ -114,60 +112,28 @@ func (v *Validator) Write(p []byte) {
 }
 
 // str reads string content from p[i:] (at document offset base) up to
-// the closing quote or the end of p. Its inner loop tests a machine word
-// at a time and steps over two-byte escapes in place, so tool output (an
-// escaped tab or newline every few words) costs no call per escape.
+// the closing quote or the end of p, with the Scanner's loop (strBody):
+// only a bad byte, or an escape or UTF-8 sequence that the read cuts
+// short, goes on byte by byte (byte1).
 func (v *Validator) str(p []byte, i, base int) int {
-	for i < len(p) {
-		for i+8 <= len(p) {
-			m := markStr(binary.LittleEndian.Uint64(p[i:]))
-			if m == 0 {
-				i += 8
-				continue
-			}
-			i += bits.TrailingZeros64(m) >> 3
-			if p[i] != '\\' || i+1 >= len(p) || !escapeChar[p[i+1]] {
-				break
-			}
-			i += 2
-		}
-		if i+8 > len(p) {
-			for i < len(p) && plainStr(p[i]) {
-				i++
-			}
-			if i == len(p) {
-				return i
-			}
-		}
-		switch c := p[i]; {
-		case c == '"':
-			v.strEnd(base + i + 1)
-			return i + 1
-		case c == '\\':
-			if i+1 < len(p) && escapeChar[p[i+1]] {
-				i += 2
-				continue
-			}
-			v.start, v.sub, v.state = base+i, 0, sEsc
-			return i + 1
-		case c < 0x20:
-			v.strFail(base + i)
-			return i
-		default:
-			if utf8.FullRune(p[i:]) {
-				r, n := utf8.DecodeRune(p[i:])
-				if r == utf8.RuneError && n == 1 {
-					v.strFail(base + i)
-					return i
-				}
-				i += n
-				continue
-			}
-			v.utf8Start(c, base+i)
-			return i + 1
-		}
+	i, _ = strBody(p, i)
+	if i == len(p) {
+		return i
 	}
-	return i
+	switch c := p[i]; {
+	case c == '"':
+		v.strEnd(base + i + 1)
+		return i + 1
+	case c == '\\':
+		v.start, v.sub, v.state = base+i, 0, sEsc
+		return i + 1
+	case c < 0x20:
+		v.strFail(base + i)
+		return i
+	default:
+		v.utf8Start(c, base+i)
+		return i + 1
+	}
 }
 
 // plainStr reports printable ASCII other than a quote or a backslash.

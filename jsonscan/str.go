@@ -16,39 +16,10 @@ const (
 // mark sets the high bit of every byte of w that needs a closer look in a
 // string: control characters (they borrow below 0x20), non-ASCII (the high
 // bit is already set) and backslashes. Only the lowest mark is exact; that
-// is all plainPrefix needs.
+// is all strBody needs.
 func mark(w uint64) uint64 {
 	x := w ^ (lsb * '\\')
 	return ((w-lsb*0x20)&^w | w | (x-lsb)&^x) & msb
-}
-
-// plainPrefix returns the length of the longest prefix of seg that is
-// printable ASCII without backslashes, testing 32 and then 8 bytes at a time.
-func plainPrefix(seg []byte) int {
-	i := 0
-	// In dense text (code, logs) the next escape is usually a few words away.
-	for ; i < 32 && i+8 <= len(seg); i += 8 {
-		if m := mark(binary.LittleEndian.Uint64(seg[i:])); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i+32 <= len(seg); i += 32 {
-		if mark(binary.LittleEndian.Uint64(seg[i:]))|mark(binary.LittleEndian.Uint64(seg[i+8:]))|
-			mark(binary.LittleEndian.Uint64(seg[i+16:]))|mark(binary.LittleEndian.Uint64(seg[i+24:])) != 0 {
-			break
-		}
-	}
-	for ; i+8 <= len(seg); i += 8 {
-		if m := mark(binary.LittleEndian.Uint64(seg[i:])); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i < len(seg); i++ {
-		if c := seg[i]; c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
-			return i
-		}
-	}
-	return i
 }
 
 // markCtl is mark without the backslash test, for segments already known
@@ -99,67 +70,18 @@ func (s *Scanner) Str(i int) (int, error) {
 		return s.trustedStr(i)
 	}
 	b := s.B
-	i++
-	q := -1  // the next quote at or after i, once searched
-	bs := -1 // the next backslash at or after i before q, or q
-	simple := true
-	for {
-		if q < i {
-			j := bytes.IndexByte(b[i:], '"')
-			if j < 0 {
-				return 0, syntaxError(len(b))
-			}
-			q = i + j
-		}
-		if simple {
-			// Until the first escape, look for backslashes with the
-			// vectorised search: base64 ciphertext and images have none.
-			if bs < i || bs > q {
-				bs = q
-				if k := bytes.IndexByte(b[i:q], '\\'); k >= 0 {
-					bs = i + k
-				}
-			}
-			i += printablePrefix(b[i:bs])
-		} else {
-			// Text with escapes has the next one a few words away.
-			i += plainPrefix(b[i:q])
-		}
-		if i == q {
-			s.Plain = simple
-			return q + 1, nil
-		}
-		simple = false
-		switch c := b[i]; {
-		case c == '\\':
-			if i+1 < q && shortEscape[b[i+1]] {
-				i += 2
-				continue
-			}
-			n := escapeLen(b[i:])
-			if n == 0 {
-				return 0, syntaxError(i)
-			}
-			i += n
-		case c < 0x20:
-			return 0, syntaxError(i)
-		case c < utf8.RuneSelf: // unreachable: the lowest mark is exact
-			i++
-		default: // a run of non-ASCII text, e.g. CJK comments
-			for i < q && b[i] >= utf8.RuneSelf {
-				r, n := utf8.DecodeRune(b[i:q])
-				if r == utf8.RuneError && n == 1 {
-					return 0, syntaxError(i)
-				}
-				i += n
-			}
-		}
+	end, plain := strBody(b, i+1)
+	switch {
+	case end < len(b) && b[end] == '"':
+		s.Plain = plain
+		return end + 1, nil
+	case end < len(b) && bytes.IndexByte(b[end:], '"') >= 0:
+		// A bad byte: reported where it is when a quote follows (the
+		// string's end was found), else the string is unterminated.
+		return 0, syntaxError(end)
 	}
+	return 0, syntaxError(len(b))
 }
-
-// shortEscape marks the characters that complete a two-byte escape. An
-// escaped quote is left to escapeLen: it may be the quote str found.
-var shortEscape = [256]bool{'\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 
 // escapeLen returns the length of the valid escape sequence at the start of
 // b (which begins with a backslash), or 0 when it is malformed.

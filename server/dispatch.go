@@ -135,7 +135,8 @@ func (d *dispatcher) Handle(in wire.Request) {
 }
 
 // heldNote is a notification waiting for initialize to finish; it owns
-// its params until applied (its handler keeps them) or dropped.
+// its params until applied (then its method is done with them: see
+// method.done) or dropped.
 type heldNote struct {
 	method string
 	m      method
@@ -146,7 +147,8 @@ type heldNote struct {
 func (n heldNote) drop() { n.params.Release() }
 
 // apply reads and applies one notification, in the read loop or, for
-// held ones, when initialize finishes; the handler keeps its params.
+// held ones, when initialize finishes; once it is applied its method is
+// done with the params (a borrowing one's buffer carries a later frame).
 func (d *dispatcher) apply(n heldNote) {
 	defer n.m.done(n.params)
 	call, err := n.m.read(n.params)

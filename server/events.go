@@ -23,6 +23,14 @@ func (s *Server) svc() *services {
 // and only touches memory. Only the envelope was checked
 // (readSessionEventParams): each feature reads the members it needs and
 // skips only its own effect when one of them is malformed.
+//
+// The event's Data, Time and SurfaceOp are borrowed from the frame: the
+// entries borrow (methods.go), so the frame's buffer goes back to the
+// wire's pool once every feature has applied the event, and the next
+// large frame — the next 17 MiB tool/result — reads into it instead of a
+// fresh allocation the collector must then free. No feature may keep a
+// slice of them past its call: each copies the few bytes it keeps (ids,
+// excerpts, a prompt's text), and none hands the event to a goroutine.
 func (s *Server) sessionEvent(p sessionEventParams) {
 	ev := p.ev
 	if p.headerErr != nil {

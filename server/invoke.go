@@ -21,7 +21,7 @@ type invokeEnvelope struct {
 // defaults, needs none, and one with required arguments answers
 // arguments-invalid.
 func readInvokeParams(params *wire.Params) (invokeParams, error) {
-	head, args, err := splitParams[invokeEnvelope](params.Bytes(),
+	head, args, err := splitParams[invokeEnvelope](params,
 		largeMember{method: "remote/invoke", schema: "wire/remote/invoke.params", name: "args"})
 	if err != nil {
 		return invokeParams{}, err

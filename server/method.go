@@ -44,10 +44,11 @@ const (
 	// are small (runInline).
 	inline
 	// borrows marks a handler that only borrows the *wire.Params in its
-	// decoded params (llm/payload): the dispatcher releases them once the
-	// reply is written, and a large frame's buffer then carries a later
-	// frame (a 1 MiB payload per step would otherwise be a fresh
-	// allocation per step). A result that must outlive the reply
+	// decoded params (llm/payload, session events): the dispatcher
+	// releases them once the reply is written (a notification's, once it
+	// is applied), and a large frame's buffer then carries a later frame
+	// (a 1 MiB payload per step, or a 17 MiB tool/result, would otherwise
+	// be a fresh allocation each). A result that must outlive the reply
 	// registers its copy with Params.BeforeRelease. Without it, the
 	// decoded params may keep the bytes (the frame buffer is never
 	// reused).

@@ -30,7 +30,7 @@ type payloadParams struct {
 // validated and decoded like any other params, and the payload stays the
 // host's original bytes.
 func readPayloadParams(params *wire.Params) (payloadParams, error) {
-	req, payload, err := splitParams[turns.PayloadRequest](params.Bytes(),
+	req, payload, err := splitParams[turns.PayloadRequest](params,
 		largeMember{method: "llm/payload", schema: "wire/llm/payload.params", name: "payload", anyValue: true})
 	if err != nil {
 		return payloadParams{}, err

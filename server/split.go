@@ -28,17 +28,21 @@ type largeMember struct {
 
 // splitParams reads params around their large member: one trusted pass
 // over the top-level members (the wire validated the frame) finds it by
-// offset; a member name given twice is refused (internal/strictjson's
-// rule, as everywhere params are read); and the envelope — the params
-// with the member's value replaced by {} — is a few hundred bytes that
-// are validated strictly against the schema and decoded into head like
-// any other params. large is a view of raw: the member's value, or nil
-// when it is absent (or, without anyValue, not an object).
-func splitParams[H any](raw []byte, lm largeMember) (head H, large []byte, err error) {
+// offset, stepping over the frame's long strings without a search
+// (wire.Params.Long); a member name given twice is refused
+// (internal/strictjson's rule, as everywhere params are read); and the
+// envelope — the params with the member's value replaced by {} — is a few
+// hundred bytes that are validated strictly against the schema and decoded
+// into head like any other params, unless the schema's fast reader
+// (fastEnvelopes) can judge them exactly by itself. large is a view of the
+// params' bytes: the member's value, or nil when it is absent (or, without
+// anyValue, not an object).
+func splitParams[H any](params *wire.Params, lm largeMember) (head H, large []byte, err error) {
+	raw := params.Bytes()
 	if raw == nil {
 		return head, nil, invalidParams("params are required")
 	}
-	sc := jsonscan.Scanner{B: raw, Trusted: true}
+	sc := jsonscan.Scanner{B: raw, Trusted: true, Long: params.Long()}
 	members, err := sc.Members(make([]jsonscan.Member, 0, 12))
 	if err != nil {
 		return head, nil, invalidParams("params must be an object")
@@ -46,14 +50,22 @@ func splitParams[H any](raw []byte, lm largeMember) (head H, large []byte, err e
 	if name, dup := strictjson.Duplicate(&sc, members); dup {
 		return head, nil, invalidParams(lm.method + ": " + strconv.Quote(clip(name)) + " appears more than once")
 	}
+	at := -1 // the large member's index
+	for k, m := range members {
+		if v := m.Value(raw); sc.NameIs(m, lm.name) && (lm.anyValue || v[0] == '{') {
+			at, large = k, v
+		}
+	}
+	if fast := fastEnvelopes[lm.schema]; fast != nil && fast(raw, members, at, &head) {
+		return head, large, nil
+	}
 	envelope := make([]byte, 0, 256)
 	envelope = append(envelope, '{')
 	for k, m := range members {
 		if k > 0 {
 			envelope = append(envelope, ',')
 		}
-		if v := m.Value(raw); sc.NameIs(m, lm.name) && (lm.anyValue || v[0] == '{') {
-			large = v
+		if k == at {
 			envelope = append(append(envelope, raw[m.KeyStart:m.KeyEnd]...), `:{}`...)
 			continue
 		}

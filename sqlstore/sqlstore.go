@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite"
 )
 
 // FileName is the database file inside the data directory.
@@ -35,10 +35,11 @@ func Open(dir string) (*sql.DB, error) {
 	}
 	dsn := "file:" + filepath.Join(dir, FileName) +
 		"?_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
+	connector, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: open: %w", err)
 	}
+	db := sql.OpenDB(cachingConnector{connector}) // statements are cached per connection (stmtcache.go)
 	// Processes starting together on one data directory race to switch
 	// the file to WAL and create the migrations table; the busy timeout
 	// does not cover every such lock, so opening retries a few times.

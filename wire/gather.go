@@ -57,8 +57,8 @@ func (f *frameReader) gather() (frame, error) {
 			// buffer sized from the last frame beyond bigBlock, taken now,
 			// while it arrives. Joining blocks after the newline would
 			// allocate and copy all of it while the frames behind it wait
-			// (a session event's buffer is kept, never recycled, so the
-			// pool seldom has one ready).
+			// (session events borrow their frame, so once the last large
+			// one is applied its buffer is usually back in the pool).
 			big := f.pool.getLarge(f.bigHint)
 			copy(big, last)
 			f.pool.put(last[:cap(last)])

@@ -1,0 +1,159 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
+// strBody returns the end of the string content that starts at b[i]: the
+// index of the first byte at or after i that is not printable ASCII, a
+// complete valid escape or a complete valid UTF-8 sequence. That is the
+// closing quote, a bad byte, the start of an escape or UTF-8 sequence that
+// b cuts short, or len(b). plain reports that only printable ASCII was
+// passed (no escape, no non-ASCII).
+//
+// It is the one validating loop over string bodies, for the Scanner (b is
+// the document) and the Validator (b is one read): escape-dense text
+// (tool output has an escape every 18 bytes or so, and runs of CJK) is
+// tested a word at a time, with escapes and UTF-8 sequences checked in
+// place, without a call per escape; a long run without any (base64
+// ciphertext, images) goes to the vectorised quote and backslash search
+// of longRun.
+func strBody(b []byte, i int) (end int, plain bool) {
+	plain = true
+	q, bs := -1, -1 // longRun's searches, kept so that each byte is searched once
+	for {
+		clean := 0
+		for i+8 <= len(b) {
+			if m := markStr(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+			if clean++; clean == 8 {
+				i = longRun(b, i, &q, &bs)
+				clean = 0
+			}
+		}
+		for i < len(b) && plainStr(b[i]) {
+			i++
+		}
+		if i >= len(b) {
+			return i, plain
+		}
+		switch c := b[i]; {
+		case c == '\\':
+			plain = false
+			if i+1 < len(b) && escapeChar[b[i+1]] {
+				i += 2
+				continue
+			}
+			if i+6 <= len(b) && b[i+1] == 'u' && hex4Valid(b[i+2:i+6]) {
+				i += 6
+				continue
+			}
+			return i, false
+		case c < 0x80: // the quote, or a control character
+			return i, plain
+		default:
+			plain = false
+			for { // a run of non-ASCII text, e.g. CJK comments
+				n := utf8Len(b[i:])
+				if n == 0 {
+					return i, false
+				}
+				if i += n; i >= len(b) || b[i] < 0x80 {
+					break
+				}
+			}
+		}
+	}
+}
+
+// longRun skips printable ASCII from b[i] up to the next quote or
+// backslash with the vectorised bytes.IndexByte, and the bytes before it
+// 64 at a time (printablePrefix). *q and *bs keep the searches' results
+// (the next quote at or after them, or len(b); the next backslash before
+// *q, or *q) for the next call, so that a long string with non-ASCII
+// every few hundred bytes is not searched again to its end each time.
+func longRun(b []byte, i int, q, bs *int) int {
+	if *q < i {
+		*q = len(b)
+		if k := bytes.IndexByte(b[i:], '"'); k >= 0 {
+			*q = i + k
+		}
+	}
+	if *bs < i || *bs > *q {
+		*bs = *q
+		if k := bytes.IndexByte(b[i:*q], '\\'); k >= 0 {
+			*bs = i + k
+		}
+	}
+	return i + printablePrefix(b[i:*bs])
+}
+
+// hex4Valid reports four hexadecimal digits.
+func hex4Valid(h []byte) bool {
+	_ = h[3]
+	return hexDigit[h[0]] && hexDigit[h[1]] && hexDigit[h[2]] && hexDigit[h[3]]
+}
+
+var hexDigit = [256]bool{
+	'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true,
+	'a': true, 'b': true, 'c': true, 'd': true, 'e': true, 'f': true,
+	'A': true, 'B': true, 'C': true, 'D': true, 'E': true, 'F': true,
+}
+
+// utf8Len returns the length of the valid UTF-8 sequence at the start of
+// b (whose first byte is not ASCII), or 0 when it is not one or b cuts it
+// short. Valid is what utf8.DecodeRune decides: no overlong forms, no
+// surrogates, nothing past U+10FFFF.
+func utf8Len(b []byte) int {
+	x := utf8First[b[0]]
+	n := int(x & 7)
+	if n == 0 || len(b) < n {
+		return 0
+	}
+	r := utf8Accept[x>>4]
+	if c := b[1]; c < r.lo || r.hi < c {
+		return 0
+	}
+	switch n {
+	case 2:
+		return 2
+	case 3:
+		if b[2]&0xC0 != 0x80 {
+			return 0
+		}
+		return 3
+	}
+	if b[2]&0xC0 != 0x80 || b[3]&0xC0 != 0x80 {
+		return 0
+	}
+	return 4
+}
+
+// utf8Accept are the ranges of a sequence's second byte; utf8First names
+// one (high nibble) and the sequence's length (low bits) for each first
+// byte, 0 for a byte that cannot start one.
+var utf8Accept = [5]struct{ lo, hi byte }{
+	{0x80, 0xBF}, {0xA0, 0xBF}, {0x80, 0x9F}, {0x90, 0xBF}, {0x80, 0x8F},
+}
+
+var utf8First = func() (t [256]uint8) {
+	for c := 0xC2; c <= 0xDF; c++ {
+		t[c] = 2
+	}
+	for c := 0xE0; c <= 0xEF; c++ {
+		t[c] = 3
+	}
+	t[0xE0] = 1<<4 | 3
+	t[0xED] = 2<<4 | 3
+	for c := 0xF0; c <= 0xF4; c++ {
+		t[c] = 4
+	}
+	t[0xF0] = 3<<4 | 4
+	t[0xF4] = 4<<4 | 4
+	return t
+}()
