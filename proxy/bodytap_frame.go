@@ -74,51 +74,43 @@ func (t *bodyTap) feed(b []byte) {
 }
 
 // skipEvent passes over the bytes of a skipped event in b, which holds
-// no \r, up to and including the blank line that ends it, and returns
-// how many it passed: all of b when the event goes on past it. An event
-// right after it whose first line is the event: line that made the tap
-// skip the last one (sseFraming.skipped) is skipped too, on to its end:
-// a stream of text deltas is one such event after another.
+// no \r and is not empty, up to and including the blank line that ends
+// it, and returns how many it passed: all of b when the event goes on
+// past it. An event right after it whose first line is the event: line
+// that made the tap skip the last one (sseFraming.skipped) is skipped
+// too, on to its end: a stream of text deltas is one such event after
+// another, and each costs one IndexByte over its data line and one
+// compare of its event: line.
 func (t *bodyTap) skipEvent(b []byte) int {
 	f := &t.sse
-	n := 0
-	for {
-		end := blankLineEnd(b[n:], f.started)
-		if end < 0 {
-			f.started = b[len(b)-1] != '\n'
-			f.unread = f.started
-			return len(b)
+	lineStart := !f.started // i is where a line starts
+	for i := 0; ; {
+		if !lineStart {
+			j := bytes.IndexByte(b[i:], '\n')
+			if j < 0 {
+				f.started, f.unread = true, true
+				return len(b)
+			}
+			i += j + 1
+		}
+		if i == len(b) {
+			f.started, f.unread = false, false
+			return i
+		}
+		if lineStart = b[i] == '\n'; !lineStart {
+			continue
+		}
+		i++ // past the blank line that ends the event
+		if k := len(f.skipped); k > 0 && len(b)-i > k && b[i+k] == '\n' && string(b[i:i+k]) == string(f.skipped) {
+			// The next event is skipped from its first line on: its
+			// end is what the tap looks for next.
+			t.data, t.skip, t.tooBig = t.data[:0], true, false
+			i += k + 1
+			continue
 		}
 		f.started, f.unread = false, false
 		t.endEvent()
-		n += end
-		k := len(f.skipped)
-		if k == 0 || len(b)-n <= k || b[n+k] != '\n' || !bytes.Equal(b[n:n+k], f.skipped) {
-			return n
-		}
-		t.skip = true
-		if n += k + 1; n == len(b) {
-			return n
-		}
-	}
-}
-
-// blankLineEnd is the index just past the first blank line in b, which
-// holds no \r and is not empty, or -1 when it has none; started: the
-// line b starts in has bytes before b. One IndexByte per line: the data
-// line of a skipped event is read only for its end.
-func blankLineEnd(b []byte, started bool) int {
-	if !started && b[0] == '\n' {
-		return 1
-	}
-	for i := 0; ; {
-		j := bytes.IndexByte(b[i:], '\n')
-		if j < 0 {
-			return -1
-		}
-		if i += j + 1; i < len(b) && b[i] == '\n' {
-			return i + 1
-		}
+		return i
 	}
 }
 
