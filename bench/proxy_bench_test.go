@@ -32,14 +32,18 @@ func BenchmarkProxyStream(b *testing.B) {
 	pair := benchPair(b)
 	body := []byte(`{"prompt_cache_key":"bench","input":[{"role":"user","content":"q"}]}`)
 	for _, side := range []struct {
-		name string
-		s    *httptest.Server
-	}{{"plain", pair.plain}, {"ours", pair.ours}} {
+		name, path string
+		s          *httptest.Server
+	}{{"plain", "/v1/responses", pair.plain}, {"ours", "/v1/responses", pair.ours},
+		// The same answer through continuity's proxy on a path it passes
+		// through untouched (no filter, no tap): what the proxy costs
+		// besides its tap.
+		{"passthrough", "/v1/responses/long", pair.ours}} {
 		b.Run(side.name, func(b *testing.B) {
 			b.SetBytes(16 << 20)
 			dropped := 0
 			for b.Loop() {
-				if _, err := pair.stream(side.s.URL, body, &dropped); err != nil {
+				if _, err := pair.stream(side.s.URL, side.path, body, &dropped); err != nil {
 					b.Fatal(err)
 				}
 			}
