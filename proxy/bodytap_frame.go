@@ -78,39 +78,58 @@ func (t *bodyTap) feed(b []byte) {
 // it, and returns how many it passed: all of b when the event goes on
 // past it. An event right after it whose first line is the event: line
 // that made the tap skip the last one (sseFraming.skipped) is skipped
-// too, on to its end: a stream of text deltas is one such event after
-// another, and each costs one IndexByte over its data line and one
-// compare of its event: line.
+// too, on to its end (skipRun).
 func (t *bodyTap) skipEvent(b []byte) int {
 	f := &t.sse
-	lineStart := !f.started // i is where a line starts
-	for i := 0; ; {
-		if !lineStart {
-			j := bytes.IndexByte(b[i:], '\n')
-			if j < 0 {
-				f.started, f.unread = true, true
-				return len(b)
+	n, ended, chained, started := skipRun(b, f.skipped, !f.started)
+	if chained {
+		t.data, t.skip, t.tooBig = t.data[:0], true, false
+	}
+	if !ended {
+		f.started, f.unread = started, started
+		return n
+	}
+	f.started, f.unread = false, false
+	t.endEvent()
+	return n
+}
+
+// skipRun finds the end of the skipped event b starts in (at a line's
+// start when lineStart), passing on through each next event whose first
+// line is skipped: a stream of text deltas is one such event after
+// another, and each costs one IndexByte over its data line and one
+// compare of its event: line. It returns how many bytes it passed; ended
+// when the last event's blank line is among them (else started: b ends
+// inside a line); chained when it passed into a next event.
+func skipRun(b, skipped []byte, lineStart bool) (n int, ended, chained, started bool) {
+	k := len(skipped)
+	i := 0
+	if !lineStart {
+		j := bytes.IndexByte(b, '\n')
+		if j < 0 {
+			return len(b), false, false, true
+		}
+		i = j + 1
+	}
+	for {
+		// i is where a line starts.
+		if i >= len(b) {
+			return len(b), false, chained, false
+		}
+		if b[i] == '\n' {
+			i++ // past the blank line that ends the event
+			if k == 0 || len(b)-i <= k || b[i+k] != '\n' || string(b[i:i+k]) != string(skipped) {
+				return i, true, chained, false
 			}
-			i += j + 1
-		}
-		if i == len(b) {
-			f.started, f.unread = false, false
-			return i
-		}
-		if lineStart = b[i] == '\n'; !lineStart {
-			continue
-		}
-		i++ // past the blank line that ends the event
-		if k := len(f.skipped); k > 0 && len(b)-i > k && b[i+k] == '\n' && string(b[i:i+k]) == string(f.skipped) {
-			// The next event is skipped from its first line on: its
-			// end is what the tap looks for next.
-			t.data, t.skip, t.tooBig = t.data[:0], true, false
+			chained = true
 			i += k + 1
 			continue
 		}
-		f.started, f.unread = false, false
-		t.endEvent()
-		return i
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return len(b), false, chained, true
+		}
+		i += j + 1
 	}
 }
 
