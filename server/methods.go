@@ -112,15 +112,25 @@ type agentRequestParams struct {
 	config []byte
 }
 
-// readAgentRequest reads agent/request against its schema. The config is
-// found in the validated params (which hold it once) and copied.
+// readAgentRequest reads agent/request against its schema, by the fast
+// reader (request_fast.go) when it can judge the params alone. The config
+// is found in the validated params (which hold it once) and copied.
 func readAgentRequest(params *wire.Params) (agentRequestParams, error) {
+	if fastRequests {
+		if p, ok := fastAgentRequest(params.Bytes()); ok {
+			return p, nil
+		}
+	}
 	req, err := schema[turns.AgentRequest]("wire/agent/request.params")(params)
 	if err != nil {
 		return agentRequestParams{}, err
 	}
 	return agentRequestParams{AgentRequest: req, config: []byte(gjson.Get(view(params.Bytes()), "config").Raw)}, nil
 }
+
+// fastRequests turns the fast reader of agent/request on; the
+// differential test turns it off to read the same params the slow way.
+var fastRequests = true
 
 // agentRequestCancelled, payloadCancelled and digestCancelled revoke the
 // turn of a request the host cancelled after it had been served: the host

@@ -26,7 +26,8 @@ import (
 // leaves the old or the new document, never a torn one. A document that
 // does not parse is reported as SETTINGS_INVALID and is never overwritten.
 type FileStore struct {
-	dir string
+	dir  string
+	seen seen // what Describe last read of each namespace
 }
 
 var _ hostapi.Settings = (*FileStore)(nil)
@@ -54,12 +55,13 @@ func (s *FileStore) Path(ns string) string { return filepath.Join(s.dir, ns+".js
 
 // Describe returns the namespace's value and revision; a namespace never
 // written is {} at revision 0. It takes no lock: renames are atomic, so a
-// reader sees one whole document.
+// reader sees one whole document. A document whose file a stat shows
+// unchanged since the last Describe is not read again (see seen).
 func (s *FileStore) Describe(ctx context.Context, ns string) (hostapi.Namespace, error) {
 	if err := checkNS(ctx, ns); err != nil {
 		return hostapi.Namespace{}, err
 	}
-	doc, err := s.load(ns)
+	doc, err := s.describeDoc(ns)
 	if err != nil {
 		return hostapi.Namespace{}, err
 	}
@@ -108,7 +110,8 @@ func checkNS(ctx context.Context, ns string) error {
 	return nil
 }
 
-// load reads and strictly parses the namespace document.
+// load reads and strictly parses the namespace document, always from the
+// file: Mutate's compare-and-swap never trusts an earlier read.
 func (s *FileStore) load(ns string) (document, error) {
 	b, err := os.ReadFile(s.Path(ns))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -119,10 +122,15 @@ func (s *FileStore) load(ns string) (document, error) {
 	}
 	doc, ok := parseDocument(b)
 	if !ok {
-		return document{}, diag.Newf(diag.SettingsInvalid, "settings namespace %q: stored document %s is malformed; it is left untouched", ns, s.Path(ns)).
-			With("path", s.Path(ns))
+		return document{}, s.malformed(ns)
 	}
 	return doc, nil
+}
+
+// malformed is SETTINGS_INVALID for a stored document that does not parse.
+func (s *FileStore) malformed(ns string) error {
+	return diag.Newf(diag.SettingsInvalid, "settings namespace %q: stored document %s is malformed; it is left untouched", ns, s.Path(ns)).
+		With("path", s.Path(ns))
 }
 
 // parseDocument accepts exactly {"revision": <integer ≥ 0>, "value": {…}}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/continuity-dev/continuity/diag"
@@ -13,13 +14,15 @@ import (
 )
 
 // Policy reads and writes the continuation policy in the host's settings
-// (or the embedded FileStore). It keeps no cache: every call reads the
-// namespace, so several processes and the host's own UI can share it, and
-// every write is a compare-and-swap under the revision it was computed from.
-// A Policy is safe for concurrent use.
+// (or the embedded FileStore). It keeps no cache of the namespace: every
+// call reads it, so several processes and the host's own UI can share it,
+// and every write is a compare-and-swap under the revision it was computed
+// from. Only the parse of what was read is kept (parsed), for a namespace
+// read back byte for byte the same. A Policy is safe for concurrent use.
 type Policy struct {
-	store hostapi.Settings
-	now   func() time.Time
+	store  hostapi.Settings
+	now    func() time.Time
+	parsed parsedState
 }
 
 // Option configures a Policy.
@@ -57,7 +60,37 @@ func (p *Policy) read(ctx context.Context) (state, error) {
 	if err != nil {
 		return state{}, storeError(err)
 	}
-	return parseState(ns)
+	return p.parsed.parse(ns)
+}
+
+// parsedState keeps the last namespace parsed and its state, so a
+// namespace read again at the same revision with the same bytes (every
+// new turn's policy resolution) is compared, not parsed again. parseState
+// depends only on those two, and no caller edits a state's rows or
+// history in place (writes build the next state from copies), so sharing
+// one state between reads changes nothing.
+type parsedState struct {
+	mu       sync.Mutex
+	revision int64
+	value    []byte // nil before the first parse
+	st       state
+}
+
+func (c *parsedState) parse(ns hostapi.Namespace) (state, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.value != nil && c.revision == ns.Revision && bytes.Equal(c.value, ns.Value) {
+		return c.st, nil
+	}
+	st, err := parseState(ns)
+	if err != nil {
+		return state{}, err
+	}
+	c.revision, c.value, c.st = ns.Revision, bytes.Clone(ns.Value), st
+	if c.value == nil {
+		c.value = []byte{}
+	}
+	return st, nil
 }
 
 func parseState(ns hostapi.Namespace) (state, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/continuity-dev/continuity/diag"
 	"github.com/continuity-dev/continuity/hostapi"
 	"github.com/continuity-dev/continuity/settings"
 	"github.com/continuity-dev/continuity/settings/settingstest"
@@ -129,5 +130,46 @@ func TestChangedAtStrictlyIncreases(t *testing.T) {
 				t.Fatalf("epoch = %+v, want on at %d", doc.History[0], tt.ticks[0])
 			}
 		})
+	}
+}
+
+// A Policy parses a namespace again whenever its revision or its bytes
+// differ from the last one parsed, also for a host that rewrote the value
+// without moving the revision, and a malformed value is an error on every
+// read, never the last good state.
+func TestResolveFollowsEveryChange(t *testing.T) {
+	ctx := context.Background()
+	mem := &settingstest.Memory{}
+	p := settings.NewPolicy(mem)
+	on := func() bool {
+		t.Helper()
+		r, err := p.Resolve(ctx, "s", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Enabled
+	}
+	row := func(enabled string) string {
+		return `{"sessionContinuation":[{"sessionId":"s","version":1,"consentedAt":5,"enabled":` + enabled + `}]}`
+	}
+	mem.Put(ns, row("true"), 3)
+	for range 2 {
+		if !on() {
+			t.Fatal("the session's row is on")
+		}
+	}
+	mem.Put(ns, row("false"), 3)
+	if on() {
+		t.Fatal("a value rewritten at the same revision was not read")
+	}
+	mem.Put(ns, row("true"), 4)
+	if !on() {
+		t.Fatal("a new revision was not read")
+	}
+	mem.Put(ns, `{"sessionContinuation":"x"}`, 5)
+	for range 2 {
+		if _, err := p.Resolve(ctx, "s", nil); !diag.Has(err, diag.SettingsInvalid) {
+			t.Fatalf("malformed rows: %v, want %s", err, diag.SettingsInvalid)
+		}
 	}
 }

@@ -24,6 +24,20 @@ type retries struct {
 	mu    sync.Mutex
 	byID  map[string]*retryEntry
 	bytes int // the sizes of the distinct kept outputs of byID
+	// aging is every record made, oldest first, so that the next retain
+	// drops those past filter.RetainTTL: a record that old is never
+	// served again (retry checks its age, and time.Now's monotonic
+	// reading does not go back), yet within one long turn — 400 steps of
+	// 0.7 MB outputs — it held its bytes, and its share of the budget,
+	// until the turn ended. An entry whose record is gone or replaced is
+	// skipped when it comes up.
+	aging []agingEntry
+}
+
+// agingEntry is one record as made, under its request id.
+type agingEntry struct {
+	id string
+	e  *retryEntry
 }
 
 type retryEntry struct {
@@ -136,17 +150,42 @@ func (m *Manager) retain(requestID string, a *admission, out PayloadResult) (det
 	for _, p := range out.Output {
 		size += len(p)
 	}
-	k := &keptOutput{sum: out.SHA256, size: size, expires: m.opt.Now().Add(filter.RetainTTL), borrowed: out.Output, records: 1}
+	now := m.opt.Now()
+	k := &keptOutput{sum: out.SHA256, size: size, expires: now.Add(filter.RetainTTL), borrowed: out.Output, records: 1}
 	r := &m.retry408
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.removeLocked(requestID)
+	r.expireLocked(now)
 	if r.bytes+size > filter.DefaultRetainBytes {
 		return func() {}
 	}
 	r.bytes += size
-	r.byID[requestID] = &retryEntry{a: a, out: k, omitted: out.Omitted}
+	e := &retryEntry{a: a, out: k, omitted: out.Omitted}
+	r.byID[requestID] = e
+	r.aging = append(r.aging, agingEntry{id: requestID, e: e})
 	return k.detach
+}
+
+// expireLocked drops the records that are past their retention at now,
+// oldest first, and stops at the first live one that is not. The records
+// after it are nearly all younger; one a retry made has its original's
+// age and may be older, and then goes a little later than it could. r.mu
+// is held.
+func (r *retries) expireLocked(now time.Time) {
+	n := 0
+	for _, old := range r.aging {
+		if r.byID[old.id] == old.e && now.Before(old.e.out.expires) {
+			break
+		}
+		if r.byID[old.id] == old.e {
+			r.removeLocked(old.id)
+		}
+		n++
+	}
+	if n > 0 {
+		r.aging = append(r.aging[:0], r.aging[n:]...)
+	}
 }
 
 // timedOut records a 408 for requestID (from llm/response).
@@ -179,7 +218,9 @@ func (m *Manager) retry(of, requestID string, a *admission) (PayloadResult, bool
 	if requestID != of {
 		r.removeLocked(requestID)
 		entry.out.records++
-		r.byID[requestID] = &retryEntry{a: a, out: entry.out, omitted: entry.omitted}
+		again := &retryEntry{a: a, out: entry.out, omitted: entry.omitted}
+		r.byID[requestID] = again
+		r.aging = append(r.aging, agingEntry{id: requestID, e: again})
 	}
 	r.mu.Unlock()
 	release := func() {

@@ -172,3 +172,41 @@ func TestRetryResultHoldsItsBytesUntilDetach(t *testing.T) {
 		t.Fatalf("after Detach: dropped %v, %d bytes held, %d readers", k.dropped, r.retry408.bytes, k.readers)
 	}
 }
+
+// A record past the 60 s retention can never be served, so the next
+// filtered request of the turn drops it and its bytes (and their share of
+// the budget) instead of holding them until the turn ends; records still
+// within the retention stay and are served.
+func TestRetryRecordsPastRetentionGoWithinTheTurn(t *testing.T) {
+	r, b, first := filteredR1(t)
+	first.Detach()
+	k1 := r.retry408.byID["r1"].out
+	step := func(n int64, rid string) PayloadResult {
+		t.Helper()
+		r.mustAdmit("s1", 1, n, rid)
+		res, err := r.chat("s1", 1, n, rid, b)
+		if err != nil || res.Outcome != OutcomeFiltered {
+			t.Fatalf("%s: %v %v", rid, res.Outcome, err)
+		}
+		res.Detach()
+		return res
+	}
+	r.clock.add(30 * time.Second)
+	second := step(2, "r2")
+	if len(r.retry408.byID) != 2 || k1.dropped {
+		t.Fatalf("at 30 s: %d records, r1 dropped %v; want both kept", len(r.retry408.byID), k1.dropped)
+	}
+	r.clock.add(31 * time.Second)
+	third := step(3, "r3")
+	if r.retry408.byID["r1"] != nil || !k1.dropped || r.retry408.bytes != len(second.Bytes())+len(third.Bytes()) {
+		t.Fatalf("at 61 s: r1 kept %v (dropped %v), %d bytes held; want r1 gone, %d bytes",
+			r.retry408.byID["r1"] != nil, k1.dropped, r.retry408.bytes, len(second.Bytes())+len(third.Bytes()))
+	}
+	r.Response("r2", 408, "")
+	again, err := r.Payload(context.Background(), PayloadRequest{RequestID: "r2-retry", SessionID: "s1", Turn: 1, Step: 3,
+		Provider: Provider, Model: "m1", Purpose: "chat", RetryOf: "r2"}, b)
+	if err != nil || again.Outcome != OutcomeFiltered || !bytes.Equal(again.Bytes(), second.Bytes()) {
+		t.Fatalf("a retry of r2 within its retention: %v %v", again.Outcome, err)
+	}
+	again.Detach()
+}

@@ -63,7 +63,9 @@ export class Peer {
 	private readonly pending = new Map<number, Pending>();
 	private readonly requestHandlers = new Map<string, RequestHandler>();
 	private readonly notificationHandlers = new Map<string, NotificationHandler>();
+	/** The start of a line not yet ended, as read, and its length in bytes. */
 	private buffered: Buffer[] = [];
+	private bufferedBytes = 0;
 	private closed: string | undefined;
 	/** The notification methods whose handler failed and was reported. */
 	private readonly failedHandlers = new Set<string>();
@@ -139,16 +141,30 @@ export class Peer {
 		this.out.write(line);
 	}
 
+	/**
+	 * read splits the plugin's output into lines. A line that ends in the
+	 * chunk it began in — every answer but the large payloads — is
+	 * dispatched as a view of the chunk, never copied (dispatch decodes it
+	 * at once and keeps nothing of it); only a line that spans chunks is
+	 * joined, once, at its known length.
+	 */
 	private read(chunk: Buffer): void {
 		let start = 0;
 		for (let nl = chunk.indexOf(10, start); nl >= 0; nl = chunk.indexOf(10, start)) {
-			this.buffered.push(chunk.subarray(start, nl));
-			const line = Buffer.concat(this.buffered);
-			this.buffered = [];
+			let line = chunk.subarray(start, nl);
+			if (this.buffered.length > 0) {
+				this.buffered.push(line);
+				line = Buffer.concat(this.buffered, this.bufferedBytes + line.length);
+				this.buffered = [];
+				this.bufferedBytes = 0;
+			}
 			start = nl + 1;
 			if (line.length > 0) this.dispatch(line);
 		}
-		if (start < chunk.length) this.buffered.push(chunk.subarray(start));
+		if (start < chunk.length) {
+			this.buffered.push(chunk.subarray(start));
+			this.bufferedBytes += chunk.length - start;
+		}
 	}
 
 	private dispatch(line: Buffer): void {

@@ -80,7 +80,7 @@ function source(texts: Texts, item: ManifestItem): string {
 				break;
 			}
 			what = `${item.sessionId ?? ""} #${item.fromEventId ?? "?"}–#${item.toEventId ?? "?"}`;
-			if (item.events) what += ` (${t("continuation.handoff.events", { count: item.events })})`;
+			if (item.events) what += ` (${texts.counted("continuation.handoff.events", item.events)})`;
 			break;
 		case "session_event":
 			what = `${item.sessionId ?? ""} #${item.eventId ?? "?"}`;
@@ -89,7 +89,7 @@ function source(texts: Texts, item: ManifestItem): string {
 			what = item.url ?? item.path ?? item.cid ?? item.kind;
 	}
 	// An omitted item costs nothing in the successor; its size would only mislead.
-	const parts = [item.tokens > 0 ? `${what}, ${t("continuation.handoff.tokens", { count: item.tokens })}` : what];
+	const parts = [item.tokens > 0 ? `${what}, ${texts.counted("continuation.handoff.tokens", item.tokens)}` : what];
 	if (item.relevance) parts.push(`“${item.relevance}”`);
 	if (item.reason) parts.push(t(`continuation.handoff.cold.${item.reason}`));
 	return `  - ${parts.join(" — ")}`;

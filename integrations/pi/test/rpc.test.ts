@@ -19,7 +19,7 @@ function pair() {
 	const peer = new Peer(toPlugin, fromPlugin);
 	const sent: string[] = [];
 	toPlugin.on("data", (b: Buffer) => sent.push(...b.toString("utf8").split("\n").filter(Boolean)));
-	return { peer, sent, reply: (s: string) => fromPlugin.write(s) };
+	return { peer, sent, reply: (s: string | Buffer) => fromPlugin.write(s) };
 }
 
 test("a reply split across reads, and two in one read, resolve their requests", async () => {
@@ -30,6 +30,26 @@ test("a reply split across reads, and two in one read, resolve their requests", 
 	reply('ult":{"v":"a\u2028b"}}\n{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"COPILOT_CONTINUATION_REVOKED: the turn ended","data":{"code":"COPILOT_CONTINUATION_REVOKED"}}}\n');
 	assert.deepEqual(await a, { v: "a\u2028b" });
 	await assert.rejects(b, (e: unknown) => e instanceof RPCError && e.diagnostic === "COPILOT_CONTINUATION_REVOKED");
+});
+
+test("lines are the same however the reads split them: within one read, across reads, mid-character, and empty lines", { timeout: 30_000 }, async () => {
+	const text = ["a\u00e9", "\u20ac", "\ud83d\ude00", "x".repeat(70_000)];
+	const lines = text.map((v, i) => JSON.stringify({ jsonrpc: "2.0", id: i + 1, result: { v } }));
+	const all = Buffer.from("\n" + lines.join("\n\n") + "\n", "utf8");
+	// Every cut of the stream into two reads, then into reads of a few bytes.
+	const cuts: number[][] = [];
+	for (let at = 0; at <= all.length; at += at < 200 ? 1 : 997) cuts.push([at]);
+	for (const step of [1, 2, 3, 7, 64]) cuts.push(Array.from({ length: Math.ceil(all.length / step) }, (_, k) => k * step));
+	for (const cut of cuts) {
+		const { peer, reply } = pair();
+		const got = text.map(() => peer.request("x", {}));
+		let from = 0;
+		for (const at of [...cut, all.length]) {
+			if (at > from) reply(all.subarray(from, at));
+			from = Math.max(from, at);
+		}
+		assert.deepEqual(await Promise.all(got), text.map((v) => ({ v })), `cut at ${cut.slice(0, 3)}`);
+	}
 });
 
 test("raw params are spliced verbatim and requests from the plugin are answered once", async () => {

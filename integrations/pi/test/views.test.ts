@@ -36,6 +36,20 @@ test("the handoff inspector in Simplified Chinese: every label from the texts, c
 	assert.ok(!/[A-Za-z]{4,} [a-z]{4,}/.test(out.replace(/keep the v1 schema|list the steps/g, "")), `English left in\n${out}`);
 });
 
+test("a source of one token or a range of one event reads in the singular in English", () => {
+	const one: HandoffView = {
+		...view,
+		included: [{ tier: "recent", kind: "session_event", sessionId: "p", eventId: "9", tokens: 1 }],
+		omitted: [{ tier: "excerpt", kind: "session_events", sessionId: "p", fromEventId: "1", toEventId: "4", events: 1, tokens: 0, reason: "budget" }],
+	};
+	const out = renderHandoff(new Texts("en"), one);
+	assert.ok(out.includes("p #9, 1 token\n") || out.endsWith("p #9, 1 token"), `no singular token in\n${out}`);
+	assert.ok(out.includes("p #1–#4 (1 event)"), `no singular event in\n${out}`);
+	assert.ok(!/\b1 (tokens|events)\b/.test(out), `plural after 1 in\n${out}`);
+	const many = renderHandoff(new Texts("en"), view);
+	assert.ok(many.includes("120 tokens") && many.includes("(4 events)"), `plural lost in\n${many}`);
+});
+
 test("the lineage path marks the origin and this session, and a successor's reason", () => {
 	const out = renderLineage(new Texts("en"), {
 		path: {
