@@ -78,5 +78,9 @@
 //   - proxy rows (proxy.go, proxyconcurrent.go): the plain ReverseProxy
 //     and continuity proxy alternately on the same bodies; medians of time
 //     to first byte against the median of the filter's own time, p99 for
-//     sessions at once, best stream time for SSE throughput.
+//     sessions at once, best stream time for SSE throughput: a long
+//     answer of output_text.delta events (Config.ProxyStreamBytes) to a
+//     POST on /v1/responses, asked for by a header rather than a path, so
+//     continuity's copy is filtered and passes its response tap, as a
+//     Codex or opencode stream does.
 package bench

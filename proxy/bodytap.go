@@ -20,6 +20,13 @@ const (
 // Responses tap (tap.go) and the Gemini one (gemini_tap.go) differ only
 // in the callbacks. Past a bound the event or body goes unread.
 //
+// A read's bytes are tapped before Read returns them, so an item is
+// recorded as issued before the client has it (and could send it back).
+// The tap reads them where they lie, in the caller's buffer during the
+// call (borrowed, never kept): only a line that goes on past the read's
+// end is copied, and of an event the tap does not want it looks only for
+// the blank line that ends it (bodytap_frame.go).
+//
 // Its callbacks run on the goroutine that reads the body; data is only
 // valid during the call.
 type bodyTap struct {
@@ -27,6 +34,9 @@ type bodyTap struct {
 	stream bool
 	// wants reports whether an event of the type its event: line names
 	// is read; nil reads every event. An event not wanted is not held.
+	// Its verdict depends on the type alone: an event whose event: line
+	// is, byte for byte, the one of the last event skipped is skipped
+	// without asking again.
 	wants func(eventType []byte) bool
 	// event gets one event's data lines joined by newlines, or the JSON
 	// body.
@@ -38,11 +48,10 @@ type bodyTap struct {
 	// the response issued).
 	closed func()
 
-	line   []byte // the current line of a stream, without its newline
 	data   []byte // the current event's data lines, joined by newlines; or the JSON body
 	skip   bool   // the current event is not one wanted
 	tooBig bool   // the current event or the JSON body passed its bound
-	lines  lineFraming
+	sse    sseFraming
 }
 
 // Read implements io.Reader: the bytes are the upstream's, as they arrive.
@@ -50,7 +59,7 @@ func (t *bodyTap) Read(p []byte) (int, error) {
 	n, err := t.body.Read(p)
 	if n > 0 {
 		if t.stream {
-			t.lines.feed(p[:n], t.appendLine, t.endLine)
+			t.feed(p[:n])
 		} else if !t.tooBig {
 			if len(t.data)+n > maxJSONBytes {
 				t.tooBig, t.data = true, nil
@@ -62,12 +71,12 @@ func (t *bodyTap) Read(p []byte) (int, error) {
 	if err == io.EOF {
 		switch {
 		case t.stream && t.endsAtEOF:
-			t.endLine()
-			t.endLine() // an event the stream did not end with a blank line
+			t.endLine(nil)
+			t.endLine(nil) // an event the stream did not end with a blank line
 		case !t.stream && !t.tooBig:
 			t.event(t.data)
 		}
-		t.data = nil
+		t.data, t.sse.line = nil, nil
 	}
 	return n, err
 }
@@ -81,90 +90,43 @@ func (t *bodyTap) Close() error {
 	return t.body.Close()
 }
 
-// appendLine adds to the current line; within a skipped or oversized event
-// only the line's start is kept, enough to tell a blank line (the event's
-// end) from one that is not.
-func (t *bodyTap) appendLine(b []byte) {
-	if (t.skip || t.tooBig) && len(t.line) >= 8 {
-		return
-	}
-	if len(t.line)+len(b) > maxEventBytes {
-		t.tooBig, t.data = true, nil
-		t.line = append(t.line[:0], b[:min(len(b), 8)]...)
-		return
-	}
-	t.line = append(t.line, b...)
-}
+// skipping reports whether the current event goes unread: not wanted, or
+// past its bound. Only its end, a blank line, matters.
+func (t *bodyTap) skipping() bool { return t.skip || t.tooBig }
 
-// endLine handles one complete line.
-func (t *bodyTap) endLine() {
-	line := t.line
-	t.line = t.line[:0]
+// readLine handles a complete line of an event that is read, neither
+// blank nor of a skipped event.
+func (t *bodyTap) readLine(line []byte) {
 	switch {
-	case len(line) == 0:
-		if !t.skip && !t.tooBig && len(t.data) > 0 {
-			t.event(t.data)
-		}
-		t.data, t.skip, t.tooBig = t.data[:0], false, false
-	case t.skip || t.tooBig:
 	case bytes.HasPrefix(line, []byte("event:")):
 		t.skip = t.wants != nil && !t.wants(bytes.TrimSpace(line[len("event:"):]))
+		if t.skip && len(line) <= maxSkippedLine {
+			t.sse.skipped = append(t.sse.skipped[:0], line...)
+		}
 	case bytes.HasPrefix(line, []byte("data:")):
 		v := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
 		if len(t.data) > 0 {
 			t.data = append(t.data, '\n')
 		}
 		if len(t.data)+len(v) > maxEventBytes {
-			t.tooBig, t.data = true, nil
+			t.overflow()
 			return
 		}
 		t.data = append(t.data, v...)
 	}
 }
 
-// lineFraming carries server-sent events' line framing across reads: a
-// line ends in \n, \r\n or \r, and a \r may end one read with its \n
-// starting the next.
-type lineFraming struct {
-	cr bool // the last byte seen was \r: a \n right after it ends nothing
+// endEvent handles a blank line: the current event, if read and not
+// empty, goes to event.
+func (t *bodyTap) endEvent() {
+	if !t.skipping() && len(t.data) > 0 {
+		t.event(t.data)
+	}
+	t.data, t.skip, t.tooBig = t.data[:0], false, false
 }
 
-// feed splits b into pieces of the current line (part) and line ends (end).
-func (f *lineFraming) feed(b []byte, part func([]byte), end func()) {
-	if f.cr && len(b) > 0 && b[0] == '\n' {
-		b = b[1:]
-	}
-	f.cr = false
-	for len(b) > 0 {
-		i := lineEnd(b)
-		if i < 0 {
-			part(b)
-			return
-		}
-		part(b[:i])
-		end()
-		if b[i] == '\r' {
-			if i+1 == len(b) {
-				f.cr = true
-			} else if b[i+1] == '\n' {
-				i++
-			}
-		}
-		b = b[i+1:]
-	}
-}
-
-// lineEnd is the index of the first \r or \n in b, or -1: two IndexByte
-// scans (vectorised) instead of a byte-by-byte IndexAny, since a stream is
-// mostly long lines.
-func lineEnd(b []byte) int {
-	nl := bytes.IndexByte(b, '\n')
-	head := b
-	if nl >= 0 {
-		head = b[:nl]
-	}
-	if cr := bytes.IndexByte(head, '\r'); cr >= 0 {
-		return cr
-	}
-	return nl
+// overflow marks the current event as past its bound: what is held of it
+// is dropped, and the rest of it goes unread up to its blank line.
+func (t *bodyTap) overflow() {
+	t.tooBig, t.data = true, nil
 }
