@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"log"
@@ -11,35 +10,15 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/continuity-dev/continuity/filter/gemini"
+	"github.com/continuity-dev/continuity/filter/payloadgen"
 	"github.com/continuity-dev/continuity/settings"
 	"github.com/continuity-dev/continuity/sqlstore"
 )
-
-// benchGeminiBody is bench's Gemini history (bench/proxy_gemini.go) of
-// about size bytes: signed function calls, their responses (most of the
-// bytes) and signed text answers, each followed by the user's next message.
-func benchGeminiBody(size int) []byte {
-	var b strings.Builder
-	b.Grow(size + 4096)
-	b.WriteString(`{"contents":[{"role":"user","parts":[{"text":"<session_context>\nThis is the Gemini CLI.\n</session_context>"},{"text":"look at the project"}]}`)
-	sig := func(n int) string {
-		return base64.StdEncoding.EncodeToString([]byte(strings.Repeat(fmt.Sprintf("signature %d ", n), 40)))
-	}
-	output := strings.Repeat("line of tool output \\\"quoted\\\" and ünïcode\\n", 400)
-	for n := 0; b.Len() < size; n++ {
-		fmt.Fprintf(&b, `,{"role":"model","parts":[{"functionCall":{"id":"read_file_%d","name":"read_file","args":{"file_path":"src/f%d.go"}},"thoughtSignature":%q}]}`, n, n, sig(2*n))
-		fmt.Fprintf(&b, `,{"role":"user","parts":[{"functionResponse":{"id":"read_file_%d","name":"read_file","response":{"output":"%s"}}}]}`, n, output)
-		fmt.Fprintf(&b, `,{"role":"model","parts":[{"text":"Read f%d.","thoughtSignature":%q}]},{"role":"user","parts":[{"text":"next %d"}]}`, n, sig(2*n+1), n)
-	}
-	b.WriteString(`],"generationConfig":{"temperature":1,"thinkingConfig":{"includeThoughts":true}}}`)
-	return []byte(b.String())
-}
 
 // BenchmarkGeminiTTFB drives bench's Gemini request of 1 and 16 MiB
 // through continuity's proxy and through a plain httputil.ReverseProxy to
@@ -66,7 +45,7 @@ func BenchmarkGeminiTTFB(b *testing.B) {
 	client := &http.Client{Transport: &http.Transport{}}
 	b.Cleanup(client.CloseIdleConnections)
 	for _, size := range []int{1 << 20, 16 << 20} {
-		body := benchGeminiBody(size)
+		body := payloadgen.GeminiHistory(size) // the bench rows' body
 		for _, s := range []struct {
 			name string
 			base string
