@@ -11,7 +11,7 @@ import (
 // shows where continuity's proxy spends what the plain ReverseProxy does
 // not:
 //
-//	go test -run x -bench ProxyStream -cpuprofile cpu.out ./bench
+//	go test -run '^$' -bench ProxyStream -cpuprofile cpu.out ./bench
 
 func benchPair(b testing.TB) *proxyPair {
 	var long bytes.Buffer

@@ -12,13 +12,13 @@ import (
 // The wire benchmarks report MB/s of payload bytes for a round trip of a
 // turn's first payload, next to the same frame through cat:
 //
-//	go test -run x -bench WireRoundTrip ./bench
+//	go test -run '^$' -bench WireRoundTrip ./bench
 //
 // BenchmarkPluginInProcess runs the same conversation against server.Serve
 // inside the test process, over OS pipes, so that a CPU profile shows the
 // plugin's side of the round trip:
 //
-//	go test -run x -bench PluginInProcess -cpuprofile cpu.out ./bench
+//	go test -run '^$' -bench PluginInProcess -cpuprofile cpu.out ./bench
 
 var wireBenchSizes = []struct {
 	name string

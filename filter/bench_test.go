@@ -19,7 +19,7 @@ import (
 // or an encoding/json decode-filter-encode of the same payload) in the same
 // process and reports the ratio, so machines and runs compare fairly.
 //
-//	go test -run x -bench . -benchmem ./filter
+//	go test -run '^$' -bench . -benchmem ./filter
 
 var benchSpecs = map[string]payloadgen.Spec{
 	"reasoning64MiB": payloadgen.ReasoningHeavy(64<<20, 4096),

@@ -13,7 +13,7 @@ import (
 // on the same payload and decisions: the same bytes out, or exactly the
 // same error.
 //
-//	go test -run x -fuzz FuzzFollow -fuzztime 60s ./filter
+//	go test -run '^$' -fuzz FuzzFollow -fuzztime 60s ./filter
 func FuzzFollow(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
 	for _, file := range files {

@@ -12,7 +12,7 @@ import (
 // ciphertexts), ordinary (tool outputs full of escapes and non-ASCII text,
 // images) and typical (a real agent turn), at 16 MiB.
 //
-//	go test -run x -bench 'Validator$|Scanner' ./jsonscan
+//	go test -run '^$' -bench 'Validator$|Scanner' ./jsonscan
 var benchKinds = []struct {
 	name string
 	spec payloadgen.Spec
@@ -90,7 +90,7 @@ func BenchmarkScanner(b *testing.B) {
 // reference copies of both as they were before (ref_test.go), over each
 // payload kind. It reports each one's MB/s and new/ref speed-up.
 //
-//	go test -run x -bench VersusReference ./jsonscan
+//	go test -run '^$' -bench VersusReference ./jsonscan
 func BenchmarkVersusReference(b *testing.B) {
 	from := parallelFrom
 	parallelFrom = 1 << 62

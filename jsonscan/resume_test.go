@@ -142,7 +142,7 @@ func TestValidatorLargeDocuments(t *testing.T) {
 // Validator says what the one validating pass says (verdict, members,
 // error offset).
 //
-//	go test -run x -fuzz FuzzValidator -fuzztime 60s ./jsonscan
+//	go test -run '^$' -fuzz FuzzValidator -fuzztime 60s ./jsonscan
 func FuzzValidator(f *testing.F) {
 	f.Add([]byte(`{"a":[{"b":1},{"c":"d"},{"e":[{"f":2},{"g":3}]}],"h":"i\u00e9"}`), uint64(1))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"t":"a\tb\nc\"d\\"}}`), uint64(2))
@@ -163,7 +163,7 @@ func FuzzValidator(f *testing.F) {
 // that only finds where values end; it reports each one's time over the
 // one pass's.
 //
-//	go test -run x -bench ValidatorToolResult ./jsonscan
+//	go test -run '^$' -bench ValidatorToolResult ./jsonscan
 func BenchmarkValidatorToolResult(b *testing.B) {
 	line := `ok   \tgithub.com/example/pkg/sub\t0.123s coverage: 81.2% of statements\n`
 	doc := []byte(`{"jsonrpc":"2.0","method":"session.event","params":{"event":{"type":"tool/result","text":"` +

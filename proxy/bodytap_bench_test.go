@@ -22,7 +22,7 @@ func longStream(n int) []byte {
 // BenchmarkTapStream is the tap's own work on a 16 MiB stream read in
 // 32 KiB pieces, as httputil.ReverseProxy reads it:
 //
-//	go test -run x -bench TapStream ./proxy
+//	go test -run '^$' -bench TapStream ./proxy
 func BenchmarkTapStream(b *testing.B) {
 	body := longStream(16 << 20)
 	buf := make([]byte, 32<<10)

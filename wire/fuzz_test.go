@@ -33,7 +33,7 @@ func (r *trickle) Read(p []byte) (int, error) {
 // params), lone surrogates, duplicate members, and large answers to our
 // calls (kept as the host's bytes).
 //
-//	go test -run x -fuzz FuzzStream -fuzztime 60s ./wire
+//	go test -run '^$' -fuzz FuzzStream -fuzztime 60s ./wire
 func FuzzStream(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":[1,"b"]}}`+"\n"), uint8(5), uint16(400))
 	f.Add([]byte("not json\n[1]\n{\"jsonrpc\":\"2.0\",\"id\":\"r\",\"result\":{}}\r\n{\"jsonrpc\":\"2.0\",\"method\":\"n\"}"), uint8(0), uint16(30))

@@ -16,7 +16,7 @@ import (
 // session/read result, decoded into typed events: the read loop hands the
 // caller the host's bytes, decoded once, into the caller's type.
 //
-//	go test -run x -bench HostRead -benchmem ./wire
+//	go test -run '^$' -bench HostRead -benchmem ./wire
 func BenchmarkHostRead(b *testing.B) {
 	var sb strings.Builder
 	sb.WriteString(`{"events":[`)

@@ -72,7 +72,7 @@ func TestFramesValidatedWhileArrivingAreAnsweredAsBefore(t *testing.T) {
 // inside a long string, read in pieces of any size, is answered as the
 // one pass answers it.
 //
-//	go test -run x -fuzz FuzzFramesValidatedWhileArriving -fuzztime 60s ./wire
+//	go test -run '^$' -fuzz FuzzFramesValidatedWhileArriving -fuzztime 60s ./wire
 func FuzzFramesValidatedWhileArriving(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":[1,"b"]}}`), uint16(5))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":"cty_1","result":{"t":"a\tb"}}`), uint16(300))
@@ -95,7 +95,7 @@ func FuzzFramesValidatedWhileArriving(f *testing.F) {
 // with the result validated while it arrives and, in the same run, after
 // it has arrived (as before). It reports the ratio of the medians.
 //
-//	go test -run x -bench RequestBehindBigFrame ./wire
+//	go test -run '^$' -bench RequestBehindBigFrame ./wire
 func BenchmarkRequestBehindBigFrame(b *testing.B) {
 	result := []byte(`{"jsonrpc":"2.0","method":"session.event","params":{"event":{"type":"tool/result","text":"` + bigText(17<<20) + `"}}}` + "\n")
 	request := []byte(`{"jsonrpc":"2.0","id":1,"method":"agent/request","params":{}}` + "\n")
