@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"syscall"
 	"testing"
 	"time"
 
@@ -81,14 +80,12 @@ func BenchmarkGeminiTTFB(b *testing.B) {
 // when the returned func is called: on a shared machine the work a change
 // removes shows there when wall-clock times are noise.
 func cpuPerOp(b *testing.B) func() {
-	start := processCPU()
-	return func() { b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op") }
-}
-
-func processCPU() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
+	start, ok := processCPU()
+	return func() {
+		if end, _ := processCPU(); ok {
+			b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
+		}
+	}
 }
 
 // benchPost sends body with a key and times nothing itself: the loop's
