@@ -29,9 +29,13 @@
 // its handler in the library's read loop; whoever holds it then either
 // releases it once nothing refers to the bytes (the pool buffer carries a
 // later frame) or keeps it (the bytes become ordinary memory). The answer
-// to a call of ours is a *Params too, returned by Conn.Call. No other path
-// refers to a frame buffer, and a reply that borrows from one is a
-// RawResult, written before its Params are released.
+// to a call of ours is a *Params too, returned by Conn.Call. The one other
+// path is a Follower (follow.go): an owner's work offered a large request
+// frame while it arrives reads the frame's buffer, only the bytes already
+// validated, until it is closed, and it is closed before that buffer
+// carries anything else (when the frame leaves it, or with its Params).
+// A reply that borrows from a frame buffer is a RawResult, written before
+// its Params are released.
 package wire
 
 import (
