@@ -1,0 +1,50 @@
+package proxy
+
+// copyBufSize is the buffer the proxy copies an upstream answer through
+// to its client (httputil.ReverseProxy's own is 32 KiB). Each read
+// returns what the upstream connection already holds, up to the buffer,
+// and is written to the client and flushed before the next read waits
+// (FlushInterval -1), so a larger buffer delays no event; it only lets a
+// burst that has already arrived go out in fewer writes. That matters
+// because net/http's server sends each write of more than its 4 KiB
+// buffer as three syscalls (the chunk header and the first bytes through
+// the buffer, the rest directly, the chunk's CRLF on the flush), however
+// large the write: a 16 MiB answer read 32 KiB at a time is some 1,500
+// writes to the client, 256 KiB at a time some 200. (Over TLS a read
+// returns at most one 16 KiB record, so there the gain is only where
+// the upstream is plain HTTP, as a local model server is.)
+const copyBufSize = 256 << 10
+
+// idleCopyBufs bounds the buffers kept between answers: enough for the
+// streams of a few sessions at once (2 MiB), so that an answer does not
+// allocate 256 KiB each time the collector has emptied a sync.Pool.
+const idleCopyBufs = 8
+
+// copyBuffers is the proxy's httputil.BufferPool: a bounded free list of
+// copyBufSize buffers.
+type copyBuffers struct{ idle chan *[copyBufSize]byte }
+
+func newCopyBuffers() *copyBuffers {
+	return &copyBuffers{idle: make(chan *[copyBufSize]byte, idleCopyBufs)}
+}
+
+// Get returns an idle buffer, or a new one when none is idle.
+func (c *copyBuffers) Get() []byte {
+	select {
+	case b := <-c.idle:
+		return b[:]
+	default:
+		return new([copyBufSize]byte)[:]
+	}
+}
+
+// Put keeps b for the next answer unless idleCopyBufs are kept already.
+func (c *copyBuffers) Put(b []byte) {
+	if len(b) != copyBufSize {
+		return
+	}
+	select {
+	case c.idle <- (*[copyBufSize]byte)(b):
+	default:
+	}
+}
