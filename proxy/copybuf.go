@@ -15,10 +15,11 @@ package proxy
 // the upstream is plain HTTP, as a local model server is.)
 const copyBufSize = 256 << 10
 
-// idleCopyBufs bounds the buffers kept between answers: enough for the
-// streams of a few sessions at once (2 MiB), so that an answer does not
-// allocate 256 KiB each time the collector has emptied a sync.Pool.
-const idleCopyBufs = 8
+// idleCopyBufs bounds the buffers kept between answers: one for each of
+// as many sessions answered at once as a user runs (4 MiB at most), so
+// that an answer does not allocate and clear 256 KiB each time the
+// collector has emptied a sync.Pool.
+const idleCopyBufs = 16
 
 // copyBuffers is the proxy's httputil.BufferPool: a bounded free list of
 // copyBufSize buffers.
