@@ -35,6 +35,8 @@ type Proxy struct {
 	// geminiRP sends Gemini requests to their upstream with the signature
 	// tap on the answers (gemini_route.go).
 	geminiRP *httputil.ReverseProxy
+	// buffers are the buffers the ReverseProxies copy answers through.
+	buffers *copyBuffers
 	// apiMux routes the page API (apiRoutes).
 	apiMux *http.ServeMux
 	// refused counts the page API requests the guard refused in this run.
@@ -52,7 +54,7 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, ledger: l, issuers: newIssuers(l), sessions: newRegistry(),
-		budget: newBudget(cfg.Limits.BodyBudget, cfg.Limits.BudgetWait)}
+		budget: newBudget(cfg.Limits.BodyBudget, cfg.Limits.BudgetWait), buffers: newCopyBuffers()}
 	for _, u := range cfg.Upstreams {
 		p.upstreams = append(p.upstreams, newUpstream(u))
 	}
@@ -68,8 +70,9 @@ func New(cfg Config) (*Proxy, error) {
 }
 
 // reverseProxy builds a ReverseProxy to the upstream that flushes every
-// write (server-sent events pass as they arrive) and answers transport
-// failures with a named error. With modify, the answers come back decoded.
+// write (server-sent events pass as they arrive), copies through the
+// proxy's buffers (copyBufSize) and answers transport failures with a
+// named error. With modify, the answers come back decoded.
 func (p *Proxy) reverseProxy(modify func(*http.Response) error) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -88,6 +91,7 @@ func (p *Proxy) reverseProxy(modify func(*http.Response) error) *httputil.Revers
 		},
 		Transport:      p.cfg.Transport,
 		FlushInterval:  -1,
+		BufferPool:     p.buffers,
 		ModifyResponse: modify,
 		ErrorHandler:   p.upstreamFailed,
 	}
