@@ -120,9 +120,12 @@ func unhex(c byte) int {
 }
 
 // trustedStr finds the closing quote of an already validated string: the
-// first quote preceded by an even number of backslashes.
+// first quote preceded by an even number of backslashes, or, for a string
+// the Validator recorded (s.Long), its span's end, with what the Validator
+// learned of its content (Plain), without reading it.
 func (s *Scanner) trustedStr(i int) (int, error) {
-	if end, ok := s.Long.strEnd(s.B, i); ok {
+	if end, plain, ok := s.Long.strEnd(s.B, i, &s.longAt); ok {
+		s.Plain = plain
 		return end, nil
 	}
 	b := s.B

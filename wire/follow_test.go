@@ -116,7 +116,7 @@ func TestFollowersKeepTheContract(t *testing.T) {
 		var recs []*recorder
 		// Odd seeds offer a frame only once 256 KiB of it have arrived.
 		followed.followFrom = int(seed%2) * 256 << 10
-		followed.follow = func(method string, buf []byte, params int) Follower {
+		followed.follow = func(method string, buf []byte, params int, _ jsonscan.Spans) Follower {
 			frame, ok := byHead[string(buf[:min(len(buf), 1024)])]
 			if !ok || len(buf) < 1024 {
 				t.Fatalf("offered %d bytes that begin no line", len(buf))
