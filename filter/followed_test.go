@@ -280,7 +280,7 @@ func TestFollowedClosedMidway(t *testing.T) {
 }
 
 // longStrings is a payload whose ciphertexts are longer than
-// jsonscan.FollowString: plain ones, and ones an escape or non-ASCII
+// jsonscan.LongString: plain ones, and ones an escape or non-ASCII
 // anywhere (first, last, in the middle) makes not plain, whose bytes are
 // not their value and whose length is not their UTF-16 length. Some decode
 // to the same value as a plain one. A followed scan that trusted a wrong
@@ -336,7 +336,7 @@ func TestFollowedPlainAsValidated(t *testing.T) {
 				if g.cipher != it.cipher {
 					t.Fatalf("%s seed %d: item %d cipher %v, want %v", name, seed, k, g.cipher, it.cipher)
 				}
-				long := it.cipher.end-it.cipher.start+2 >= jsonscan.FollowString
+				long := it.cipher.end-it.cipher.start+2 >= jsonscan.LongString
 				if g.cipherPlain != (it.cipherPlain && long) {
 					t.Fatalf("%s seed %d: item %d (%d bytes) plain %v, a validating scan %v", name, seed, k, it.cipher.end-it.cipher.start, g.cipherPlain, it.cipherPlain)
 				}

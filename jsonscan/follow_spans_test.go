@@ -5,12 +5,12 @@ import (
 	"testing"
 )
 
-// followDoc is a document with strings of FollowString bytes or more —
+// followDoc is a document with strings of LongString bytes or more —
 // values and a name, plain and not: an escape (two-byte and \u) or a
 // multi-byte UTF-8 sequence first, last or in the middle — and short
 // ones; want are the long strings' starts.
 func followDoc() (doc []byte, want []int) {
-	long := strings.Repeat("QUJDRA+/", FollowString/8+4)
+	long := strings.Repeat("QUJDRA+/", LongString/8+4)
 	var b []byte
 	add := func(s string) {
 		want = append(want, len(b))
@@ -131,7 +131,7 @@ func TestFollowSpansOnlyForTheirBuffer(t *testing.T) {
 	v.Write(buf)
 	v.Publish()
 	at := want[0]
-	end := at + 2 + len(strings.Repeat("QUJDRA+/", FollowString/8+4))
+	end := at + 2 + len(strings.Repeat("QUJDRA+/", LongString/8+4))
 	cp := append([]byte(nil), buf...)
 	buf[at+100], cp[at+100] = '"', '"'
 	if got := skipEnd(buf, at, sp); got != end {

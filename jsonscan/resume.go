@@ -42,7 +42,7 @@ type Validator struct {
 	// strPlain says the string being read has been printable ASCII
 	// without escapes so far.
 	strPlain bool
-	strs     []span // the strings of FollowString bytes or more read so far (see Long, Follow)
+	strs     []span // the strings of LongString bytes or more read so far (see Long, Follow)
 	// live, once Follow has bound spans to the document, is where Publish
 	// shows them strs[:published].
 	live      *liveSpans
@@ -202,7 +202,7 @@ func (v *Validator) utf8Start(c byte, at int) {
 // strEnd finishes a string (a name or a value) whose closing quote ends
 // just before end.
 func (v *Validator) strEnd(end int) {
-	if end-v.strAt >= FollowString {
+	if end-v.strAt >= LongString {
 		v.strs = append(v.strs, span{start: v.strAt, end: end, plain: v.strPlain})
 	}
 	if v.inName {

@@ -15,10 +15,8 @@ type Scanner struct {
 	Trusted bool   // B is known to be valid JSON: only find where values end
 	// Long, in trusted mode, are the long strings of the validated
 	// document B is part of: each is stepped over without a search.
-	Long Spans
-	// longAt is where in Long's list the last look-up left off, so that
-	// a scan in document order finds each string with one comparison.
-	longAt int
+	Long   Spans
+	longAt lookup // the last look-up in Long
 	// Plain is set by Str: the string it skipped was printable ASCII
 	// without escapes, so its value is its bytes.
 	Plain bool

@@ -8,18 +8,14 @@ import (
 )
 
 // LongString is the length from which the Validator records a string's
-// span for Long: below it a trusted skip costs less than a look-up would
-// save.
-const LongString = 64 << 10
-
-// FollowString is the length from which the Validator records a string's
-// span for a follower (Follow): a follower's trusted scan looks its
-// strings up in order (one comparison each, see Scanner.longAt), so the
-// look-up pays for itself on much shorter strings than Long's binary
-// search — a reasoning item's 16 KiB ciphertext is otherwise searched for
-// its closing quote, then for a backslash and counted in UTF-16, after
-// the Validator had already read every byte of it.
-const FollowString = 4 << 10
+// span. A trusted scan looks its strings up in document order, one
+// comparison each (see lookup), so the look-up pays for itself on
+// strings far shorter than a 17 MiB tool output: a reasoning item's
+// 16 KiB ciphertext is otherwise searched for its closing quote by every
+// trusted reader (the params' envelope, the followed filter), and, not
+// known plain, searched for a backslash and counted in UTF-16, after the
+// Validator had already read every byte of it.
+const LongString = 4 << 10
 
 // Spans are where the long strings of one validated document start and
 // end, and whether each is plain (printable ASCII without escapes, so its
@@ -64,10 +60,18 @@ type span struct {
 // never writes again (it appends past them, and drops rather than reuses
 // its list once it has published it; see Reset), so a reader needs only
 // the atomic load of the latest one.
-type liveSpans struct{ pub atomic.Pointer[[]span] }
+//
+// The pointer has a 128-byte block to itself (the allocator's size
+// class): the Validator writes it after every read on one core, and a
+// flag the scan reads on every look-up on the other (Spans.retired, a
+// tiny allocation made next to it) would otherwise share its cache line.
+type liveSpans struct {
+	pub atomic.Pointer[[]span]
+	_   [120]byte
+}
 
-// Long returns the spans of the long strings (LongString bytes or more)
-// of the document just validated, bound to doc: the bytes fed, in order,
+// Long returns the spans of the long strings of the document just
+// validated, bound to doc: the bytes fed, in order,
 // without a trailing \r the caller cut. It returns no spans unless End
 // found the document valid JSON, or when doc is not those bytes (its
 // length differs, or a span does not start and end with a quote).
@@ -75,27 +79,19 @@ func (v *Validator) Long(doc []byte) Spans {
 	if v.state != sTrailing || len(v.strs) == 0 || len(doc) > v.off || len(doc) < v.off-1 {
 		return Spans{}
 	}
-	var list []span
 	for _, s := range v.strs {
-		if s.end-s.start < LongString {
-			continue
-		}
 		if s.end > len(doc) || doc[s.start] != '"' || doc[s.end-1] != '"' {
 			return Spans{}
 		}
-		list = append(list, s)
 	}
-	if len(list) == 0 {
-		return Spans{}
-	}
-	// A copy of its own: Reset reuses v.strs for the next document while
-	// these spans may still be in use.
-	return Spans{doc: unsafe.SliceData(doc), n: len(doc), list: slices.Clip(list), retired: new(atomic.Bool)}
+	// A copy: Reset reuses v.strs for the next document while these
+	// spans may still be in use.
+	return Spans{doc: unsafe.SliceData(doc), n: len(doc), list: slices.Clone(v.strs), retired: new(atomic.Bool)}
 }
 
 // Follow returns spans of the document being validated, bound to buf,
 // the buffer it is being read into from the document's first byte (the
-// first byte fed), up to cap(buf): the strings of FollowString bytes or
+// first byte fed), up to cap(buf): the strings of LongString bytes or
 // more whose closing quote the Validator has passed, as of its latest
 // Publish. They are for a reader on another goroutine that scans only
 // bytes the Validator has passed and Published before it was told of
@@ -138,7 +134,7 @@ func (sp Spans) Retire() {
 func (sp Spans) Len() int { return len(sp.spans()) }
 
 // spans is the list as of now.
-func (sp Spans) spans() []span {
+func (sp *Spans) spans() []span {
 	if sp.live != nil {
 		if p := sp.live.pub.Load(); p != nil {
 			return *p
@@ -151,14 +147,9 @@ func (sp Spans) spans() []span {
 // strEnd returns the index just past the string whose opening quote is
 // b[i], and whether it is plain, when it is a recorded long string of
 // sp's document, b lies inside that document and b holds the whole
-// string. *at is a cursor into the list for a scan that looks its
-// strings up in order: where the previous look-up left off.
-func (sp Spans) strEnd(b []byte, i int, at *int) (end int, plain, ok bool) {
-	if sp.retired == nil || len(b)-i < FollowString || sp.retired.Load() {
-		return 0, false, false
-	}
-	list := sp.spans()
-	if len(list) == 0 {
+// string. c is the looking scan's cursor (see lookup).
+func (sp *Spans) strEnd(b []byte, i int, c *lookup) (end int, plain, ok bool) {
+	if sp.retired == nil || len(b)-i < LongString {
 		return 0, false, false
 	}
 	off, ok := sp.offset(b)
@@ -166,33 +157,55 @@ func (sp Spans) strEnd(b []byte, i int, at *int) (end int, plain, ok bool) {
 		return 0, false, false
 	}
 	start := off + i
-	k := min(*at, len(list))
+	if c.of != sp.retired {
+		*c = lookup{of: sp.retired, list: sp.spans()}
+	}
+	list := c.list
+	if sp.live != nil && (len(list) == 0 || list[len(list)-1].start < start) {
+		// Past what this scan has seen published: look again.
+		list = sp.spans()
+		c.list = list
+	}
+	k := min(c.at, len(list))
 	switch {
 	case k < len(list) && list[k].start == start:
 	case (k == len(list) || list[k].start > start) && (k == 0 || list[k-1].start < start):
 		// Between two recorded strings: start is not one.
-		*at = k
+		c.at = k
 		return 0, false, false
 	default:
 		k = sort.Search(len(list), func(k int) bool { return list[k].start >= start })
-		*at = k
+		c.at = k
 		if k == len(list) || list[k].start != start {
 			return 0, false, false
 		}
 	}
-	s := list[k]
-	end = s.end - off
-	if end > len(b) || b[i] != '"' || b[end-1] != '"' {
+	end = list[k].end - off
+	// The opening quote is where the scan is; the closing one is not
+	// read (a cache miss per string): Long checked both when it made the
+	// spans, and followed spans come from the very bytes of the buffer
+	// they are bound to.
+	if end > len(b) || b[i] != '"' || sp.retired.Load() {
 		return 0, false, false
 	}
-	*at = k + 1
-	return end, s.plain, true
+	c.at = k + 1
+	return end, list[k].plain, true
+}
+
+// lookup is a trusted Scanner's place in its spans, so that a scan in
+// document order finds each string with one comparison, and reads a
+// follower's published list again only once it has passed the last
+// string it saw (the Validator publishes on another core).
+type lookup struct {
+	of   *atomic.Bool // the spans looked in (their retired flag names them)
+	list []span       // their list as last seen
+	at   int          // where the last look-up left off
 }
 
 // offset is where b starts in sp's document; ok is false when b is not a
 // part of it. Only the addresses are compared: nothing is read through
 // them.
-func (sp Spans) offset(b []byte) (int, bool) {
+func (sp *Spans) offset(b []byte) (int, bool) {
 	if len(b) == 0 {
 		return 0, false
 	}

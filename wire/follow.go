@@ -39,7 +39,7 @@ type Follower interface {
 // is the method's name (decoded), buf the frame's buffer from the frame's
 // first byte — len(buf) is what has arrived, cap(buf) as far as the frame
 // can grow in it — and params the offset in buf of the params value's
-// first byte. strs are the frame's strings of jsonscan.FollowString bytes
+// first byte. strs are the frame's strings of jsonscan.LongString bytes
 // or more as the read loop's validator passes them, bound to buf: each is
 // published before the Arrived that covers it, so the follower's trusted
 // scan (Scanner.Long) steps over it and knows whether it is plain
