@@ -18,7 +18,8 @@ type Scanner struct {
 	Long   Spans
 	longAt lookup // the last look-up in Long
 	// Plain is set by Str: the string it skipped was printable ASCII
-	// without escapes, so its value is its bytes.
+	// without escapes, so its value is its bytes (a trusted scan sets it
+	// only for a string Long records as plain).
 	Plain bool
 	stack []byte // closing brackets of the containers Value is inside
 	tmp   []byte // scratch for decoding escaped keys and short values
