@@ -81,7 +81,8 @@ func TestFollowSpansAsScanner(t *testing.T) {
 }
 
 // TestFollowSpansPublished: followed spans show only what Publish has
-// published, none once the document is found bad, and stay as published
+// published, none once the document is found bad or for a buffer that
+// does not hold the bytes fed, and stay as published
 // when the Validator is reset and reused: a later document's strings do
 // not overwrite them.
 func TestFollowSpansPublished(t *testing.T) {
@@ -105,6 +106,15 @@ func TestFollowSpansPublished(t *testing.T) {
 	v.Publish()
 	if sp.spans()[0] != first || sp2.Len() != len(want) {
 		t.Fatalf("after Reset the first document's spans changed: %+v, want %+v", sp.spans()[0], first)
+	}
+
+	// A buffer that does not hold the bytes fed gets no spans.
+	var elsewhere Validator
+	se := elsewhere.Follow(make([]byte, len(doc)))
+	elsewhere.Write(doc)
+	elsewhere.Publish()
+	if se.Len() != 0 {
+		t.Fatalf("%d spans published for a buffer without the bytes fed", se.Len())
 	}
 
 	var bad Validator

@@ -46,6 +46,7 @@ type Validator struct {
 	// live, once Follow has bound spans to the document, is where Publish
 	// shows them strs[:published].
 	live      *liveSpans
+	liveBuf   []byte // the buffer live is bound to, up to its capacity
 	published int
 }
 

@@ -102,8 +102,8 @@ func (v *Validator) Follow(buf []byte) Spans {
 	if cap(buf) == 0 {
 		return Spans{}
 	}
-	v.live, v.published = &liveSpans{}, -1
-	sp := Spans{doc: unsafe.SliceData(buf[:1]), n: cap(buf), live: v.live, retired: new(atomic.Bool)}
+	v.live, v.liveBuf, v.published = &liveSpans{}, buf[:cap(buf)], 0
+	sp := Spans{doc: unsafe.SliceData(v.liveBuf), n: cap(buf), live: v.live, retired: new(atomic.Bool)}
 	v.Publish()
 	return sp
 }
@@ -111,9 +111,19 @@ func (v *Validator) Follow(buf []byte) Spans {
 // Publish makes the spans found so far visible to the spans Follow
 // returned, unless the document is known bad. It is cheap when no string
 // has closed since the last call (the wire calls it after every read).
+// Like Long, it checks that each new span starts and ends with a quote
+// in the bound buffer (the bytes were just fed, so they are at hand): a
+// caller whose buffer does not hold the bytes it fed, where it said,
+// gets no further spans.
 func (v *Validator) Publish() {
 	if v.live == nil || len(v.strs) == v.published || v.Failed() {
 		return
+	}
+	for _, s := range v.strs[v.published:] {
+		if s.end > len(v.liveBuf) || v.liveBuf[s.start] != '"' || v.liveBuf[s.end-1] != '"' {
+			v.live, v.liveBuf = nil, nil // the spans stay as last published
+			return
+		}
 	}
 	s := v.strs[:len(v.strs):len(v.strs)]
 	v.live.pub.Store(&s)
@@ -182,9 +192,8 @@ func (sp *Spans) strEnd(b []byte, i int, c *lookup) (end int, plain, ok bool) {
 	}
 	end = list[k].end - off
 	// The opening quote is where the scan is; the closing one is not
-	// read (a cache miss per string): Long checked both when it made the
-	// spans, and followed spans come from the very bytes of the buffer
-	// they are bound to.
+	// read again (a cache miss per string): Long and Publish checked both
+	// when they made the spans.
 	if end > len(b) || b[i] != '"' || sp.retired.Load() {
 		return 0, false, false
 	}
