@@ -50,15 +50,18 @@ func (f *fingerprinter) poll() error {
 
 // fingerprint returns SHA-256 over the decoded value of the string content
 // raw and its length in UTF-16 code units. Without escapes (the normal case)
-// the payload's own bytes are hashed in place; plain says the scanner found
-// them printable ASCII, so their length is their UTF-16 length.
+// the payload's own bytes are hashed in place; plain says a validating scan
+// found them printable ASCII without escapes (the filter's own, or the
+// wire's, through jsonscan.Spans), so they are neither searched for a
+// backslash nor counted: their length is their UTF-16 length, and SHA-256
+// is the one pass over them.
 func (f *fingerprinter) fingerprint(raw []byte, plain bool) (fp [32]byte, units int, err error) {
 	if f.h == nil {
 		f.h = sha256.New()
 	}
 	f.h.Reset()
 	before := f.units
-	if bytes.IndexByte(raw, '\\') < 0 {
+	if plain || bytes.IndexByte(raw, '\\') < 0 {
 		for len(raw) > 0 {
 			n := min(len(raw), ChunkUnits)
 			u := n
@@ -138,15 +141,23 @@ func (f *fingerprinter) chunk(c []byte, units int) error {
 // boundary inside a sequence does not change the total. ASCII, the normal
 // case for base64 ciphertext, is recognised eight bytes at a time.
 func utf16Units(c []byte) int {
-	var acc uint64
+	// Four accumulators, so the loads are not one chain of ORs.
+	var a0, a1, a2, a3 uint64
 	i := 0
+	for ; i+32 <= len(c); i += 32 {
+		w := c[i : i+32 : i+32]
+		a0 |= binary.LittleEndian.Uint64(w)
+		a1 |= binary.LittleEndian.Uint64(w[8:])
+		a2 |= binary.LittleEndian.Uint64(w[16:])
+		a3 |= binary.LittleEndian.Uint64(w[24:])
+	}
 	for ; i+8 <= len(c); i += 8 {
-		acc |= binary.LittleEndian.Uint64(c[i:])
+		a0 |= binary.LittleEndian.Uint64(c[i:])
 	}
 	for ; i < len(c); i++ {
-		acc |= uint64(c[i])
+		a1 |= uint64(c[i])
 	}
-	if acc&0x8080808080808080 == 0 {
+	if (a0|a1|a2|a3)&0x8080808080808080 == 0 {
 		return len(c)
 	}
 	n := 0

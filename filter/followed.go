@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 // Followed is a turn's payload filtered while it arrives, before anyone
@@ -59,11 +61,18 @@ const followedStrip = true
 // validated before the result is used — they are still scanned as they
 // arrive, before that validation has judged them, so it is only for a
 // reader that validates every byte before reporting it.
-func FollowPayload(buf []byte, opts Options) *Followed {
+//
+// long, for a prevalidated payload, are the spans its validator publishes
+// as it passes the bytes (jsonscan.Validator.Follow), each published
+// before Arrived reports the bytes it covers: the scan steps over each
+// recorded string without searching it, and a plain ciphertext is hashed
+// without being searched for escapes or counted. They are ignored unless
+// opts.Prevalidated.
+func FollowPayload(buf []byte, opts Options, long jsonscan.Spans) *Followed {
 	ctx, cancel := context.WithCancel(context.Background())
 	opts.StripPairedIDs = followedStrip
 	f := &Followed{buf: buf, opts: opts, cancel: cancel, done: make(chan struct{})}
-	f.st = start(ctx, buf, opts, openArrival(len(buf)), false, f.polled)
+	f.st = start(ctx, buf, opts, openArrival(len(buf)), false, f.polled, long)
 	go f.run()
 	return f
 }

@@ -7,11 +7,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"unsafe"
 
 	"github.com/continuity-dev/continuity/filter/payloadgen"
+	"github.com/continuity-dev/continuity/jsonscan"
 )
 
 // followFrame lays payload out as an llm/payload frame's params would:
@@ -36,18 +38,50 @@ func feed(f *Followed, dst, src []byte, n int, rng *rand.Rand) {
 	f.Finish(n)
 }
 
+// followPrefix is what comes before the payload in its frame.
+const followPrefix = `{"params":{"payload":`
+
+// feedValidated is feed with the wire's validation in front: each piece is
+// fed to v (bound to the frame buffer by Follow) and its strings published
+// before the piece is reported, as the wire's read loop does.
+func feedValidated(f *Followed, v *jsonscan.Validator, dst, src []byte, n int, rng *rand.Rand) {
+	for at := 0; at < n; {
+		step := min(n-at, 1+rng.IntN(96<<10))
+		copy(dst[at:at+step], src[at:at+step])
+		v.Write(dst[at : at+step])
+		v.Publish()
+		at += step
+		f.Arrived(at)
+	}
+	f.Finish(n)
+}
+
 // followedResult follows payload laid out in a frame, fed from another
-// goroutine, and applies it to turn.
+// goroutine, and applies it to turn. A prevalidated payload is validated
+// as it is fed, and followed with the validator's spans, as the wire does.
 func followedResult(t *testing.T, turn *Turn, payload []byte, opts Options, seed uint64) (Result, []byte, error) {
 	t.Helper()
 	src, n := followFrame(payload)
-	buf := make([]byte, len(src))
-	f := FollowPayload(buf, opts)
+	frame := make([]byte, len(followPrefix)+len(src))
+	buf := frame[len(followPrefix):]
+	var v *jsonscan.Validator
+	long := jsonscan.Spans{}
+	if opts.Prevalidated {
+		v = new(jsonscan.Validator)
+		v.Write(frame[:copy(frame, followPrefix)])
+		long = v.Follow(frame)
+	}
+	f := FollowPayload(buf, opts, long)
 	defer f.Close()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		feed(f, buf, src, n, rand.New(rand.NewPCG(seed, 1)))
+		rng := rand.New(rand.NewPCG(seed, 1))
+		if v != nil {
+			feedValidated(f, v, buf, src, n, rng)
+			return
+		}
+		feed(f, buf, src, n, rng)
 	}()
 	<-done
 	res, err := turn.ApplyFollowed(context.Background(), f, buf[:len(payload)], nil)
@@ -66,6 +100,7 @@ func followedPayloads(t *testing.T) map[string][]byte {
 		"numbers":   []byte(`{"max_output_tokens":4096,"input":[` + reasoningItem("rs_1", "abc") + `,{"type":"message","id":"msg_1","role":"assistant","content":[]}],"temperature":12345678901}`),
 		"no input":  []byte(`{"model":"m","temperature":1}`),
 		"string":    []byte(`{"input" : "hello" }`),
+		"long":      longStrings(),
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
 	for _, file := range files {
@@ -137,7 +172,7 @@ func TestFollowedFailsAsApply(t *testing.T) {
 	// the caller found, whatever it is.
 	payload := payloadgen.Generate(payloadgen.Typical(1 << 20)).Body
 	buf := make([]byte, len(payload)+64)
-	f := FollowPayload(buf, Options{})
+	f := FollowPayload(buf, Options{}, jsonscan.Spans{})
 	defer f.Close()
 	half := copy(buf, payload[:len(payload)/2])
 	f.Arrived(half)
@@ -156,7 +191,7 @@ func TestFollowedOtherBytes(t *testing.T) {
 	payload := payloadgen.Generate(payloadgen.Typical(1 << 20)).Body
 	src, n := followFrame(payload)
 	buf := make([]byte, len(src))
-	f := FollowPayload(buf, Options{})
+	f := FollowPayload(buf, Options{}, jsonscan.Spans{})
 	defer f.Close()
 	feed(f, buf, src, n, rand.New(rand.NewPCG(5, 5)))
 	other := bytes.Clone(payload)
@@ -180,7 +215,7 @@ func TestFollowedCancelled(t *testing.T) {
 	for _, when := range []string{"arriving", "arrived", "revoked"} {
 		src, n := followFrame(payload)
 		buf := make([]byte, len(src))
-		f := FollowPayload(buf, Options{})
+		f := FollowPayload(buf, Options{}, jsonscan.Spans{})
 		half := len(payload) / 2
 		copy(buf, src[:half])
 		f.Arrived(half)
@@ -231,7 +266,7 @@ var errRevokedForTest = errors.New("revoked for the test")
 func TestFollowedClosedMidway(t *testing.T) {
 	payload := payloadgen.Generate(payloadgen.Ordinary(2 << 20)).Body
 	buf := make([]byte, len(payload)+64)
-	f := FollowPayload(buf, Options{})
+	f := FollowPayload(buf, Options{}, jsonscan.Spans{})
 	copy(buf, payload[:len(payload)/3])
 	f.Arrived(len(payload) / 3)
 	f.Close()
@@ -241,5 +276,77 @@ func TestFollowedClosedMidway(t *testing.T) {
 	want := mustApply(t, NewTurn(Options{StripPairedIDs: true}), payload)
 	if err != nil || res.SHA256 != want.SHA256 {
 		t.Fatalf("after Close: %v", err)
+	}
+}
+
+// longStrings is a payload whose ciphertexts are longer than
+// jsonscan.LongString: plain ones, and ones an escape or non-ASCII
+// anywhere (first, last, in the middle) makes not plain, whose bytes are
+// not their value and whose length is not their UTF-16 length. Some decode
+// to the same value as a plain one. A followed scan that trusted a wrong
+// span or plain flag would count, fingerprint or cut them differently
+// from Apply.
+func longStrings() []byte {
+	base := strings.Repeat("QUJDRA+/ZWZn", 700) // 8,400 bytes
+	text := strings.Repeat("ok \\t github.com/x é\\n", 400)
+	return body(
+		reasoningItem("rs_plain", base),
+		reasoningItem("rs_slash", strings.ReplaceAll(base, "/", `\/`)),
+		reasoningItem("rs_u", base[:5000]+`\u00e9`+base[:100]),
+		reasoningItem("rs_utf8", base[:5000]+"é€😀"+base[:100]),
+		reasoningItem("rs_first", `\u0051`+base[1:]),
+		reasoningItem("rs_last", base+`\n`),
+		reasoningItem("rs_again", base),
+		`{"type":"message","role":"user","content":[{"type":"input_text","text":"`+text+`"}]}`,
+		reasoningItem("rs_short", base[:100]),
+	)
+}
+
+// TestFollowedPlainAsValidated: a payload followed with the validator's
+// spans marks exactly the ciphertexts plain that a validating scan of the
+// payload does, among those the spans cover; and it does use the spans
+// (otherwise a trusted scan marks none plain).
+func TestFollowedPlainAsValidated(t *testing.T) {
+	for name, payload := range map[string][]byte{
+		"long":      longStrings(),
+		"reasoning": payloadgen.Generate(payloadgen.ReasoningHeavy(3<<20, 200)).Body,
+	} {
+		for seed := range uint64(4) {
+			turn := NewTurn(Options{StripPairedIDs: true})
+			src, n := followFrame(payload)
+			frame := make([]byte, len(followPrefix)+len(src))
+			buf := frame[len(followPrefix):]
+			var v jsonscan.Validator
+			v.Write(frame[:copy(frame, followPrefix)])
+			f := FollowPayload(buf, Options{Prevalidated: true}, v.Follow(frame))
+			feedValidated(f, &v, buf, src, n, rand.New(rand.NewPCG(seed, 9)))
+			if _, err := turn.ApplyFollowed(context.Background(), f, buf[:len(payload)], nil); err != nil || !f.Taken() {
+				t.Fatalf("%s: %v (taken %v)", name, err, f.Taken())
+			}
+			f.Close()
+			want := scanner{Scanner: jsonscan.Scanner{B: payload}}
+			wd, err := want.scan()
+			if err != nil {
+				t.Fatal(err)
+			}
+			gd := f.st.shape.d
+			plain := 0
+			for k, it := range wd.items {
+				g := gd.items[k]
+				if g.cipher != it.cipher {
+					t.Fatalf("%s seed %d: item %d cipher %v, want %v", name, seed, k, g.cipher, it.cipher)
+				}
+				long := it.cipher.end-it.cipher.start+2 >= jsonscan.LongString
+				if g.cipherPlain != (it.cipherPlain && long) {
+					t.Fatalf("%s seed %d: item %d (%d bytes) plain %v, a validating scan %v", name, seed, k, it.cipher.end-it.cipher.start, g.cipherPlain, it.cipherPlain)
+				}
+				if g.cipherPlain {
+					plain++
+				}
+			}
+			if plain == 0 {
+				t.Fatalf("%s: no ciphertext plain: the spans were not used", name)
+			}
+		}
 	}
 }

@@ -38,6 +38,9 @@ type Stream struct {
 	// end is the payload's length: len(payload), or for an open arrival
 	// (Followed) where its object closed, once the scan has found it.
 	end atomic.Int64
+	// long, for a prevalidated payload, are the strings its validator
+	// recorded: the scan steps over each, knowing whether it is plain.
+	long jsonscan.Spans
 }
 
 // Follow starts filtering buf, which the caller is reading the payload
@@ -46,17 +49,19 @@ type Stream struct {
 // once reported. ctx bounds the hashing as Select's ctx does; payload is
 // only read, never retained once the Stream has ended.
 func Follow(ctx context.Context, buf []byte, opts Options) *Stream {
-	return start(ctx, buf, opts, newArrival(len(buf)), true, nil)
+	return start(ctx, buf, opts, newArrival(len(buf)), true, nil, jsonscan.Spans{})
 }
 
 // Start starts filtering a payload that is already whole.
 func Start(ctx context.Context, payload []byte, opts Options) *Stream {
-	return start(ctx, payload, opts, nil, true, nil)
+	return start(ctx, payload, opts, nil, true, nil, jsonscan.Spans{})
 }
 
-// start starts a Stream; revoked (may be nil) is polled with ctx.
-func start(ctx context.Context, payload []byte, opts Options, arrive *arrival, compaction bool, revoked func() error) *Stream {
-	s := &Stream{payload: payload, opts: opts, arrive: arrive, prog: newProgress(true), compaction: compaction,
+// start starts a Stream; revoked (may be nil) is polled with ctx. long are
+// the validated strings of the document payload is part of, for a
+// prevalidated scan (see FollowPayload).
+func start(ctx context.Context, payload []byte, opts Options, arrive *arrival, compaction bool, revoked func() error, long jsonscan.Spans) *Stream {
+	s := &Stream{payload: payload, opts: opts, arrive: arrive, prog: newProgress(true), compaction: compaction, long: long,
 		fp:      fingerprinter{ctx: ctx, revoked: revoked, spent: new(atomic.Int64), stop: new(atomic.Bool)},
 		scanned: make(chan struct{}), hashing: make(chan error, 2)}
 	s.end.Store(int64(len(payload)))
@@ -71,7 +76,7 @@ func start(ctx context.Context, payload []byte, opts Options, arrive *arrival, c
 
 // scan runs on the Stream's scanning goroutine, which then helps hash.
 func (s *Stream) scan() {
-	sc := scanner{Scanner: jsonscan.Scanner{B: s.payload, Trusted: s.opts.Prevalidated}, compaction: s.compaction, prog: s.prog}
+	sc := scanner{Scanner: jsonscan.Scanner{B: s.payload, Trusted: s.opts.Prevalidated, Long: s.long}, compaction: s.compaction, prog: s.prog}
 	var d *doc
 	var err error
 	if s.arrive != nil {

@@ -661,7 +661,7 @@ func (v *refValidator) utf8Start(c byte, at int) {
 // just before end.
 func (v *refValidator) strEnd(end int) {
 	if end-v.strAt >= LongString {
-		v.long = append(v.long, span{v.strAt, end})
+		v.long = append(v.long, span{start: v.strAt, end: end})
 	}
 	if v.inName {
 		v.inName = false

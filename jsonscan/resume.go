@@ -38,8 +38,16 @@ type Validator struct {
 
 	errAt int // where the document stops being JSON, once known
 
-	strAt int    // where the string being read began (its quote)
-	long  []span // the long strings read so far (see Long)
+	strAt int // where the string being read began (its quote)
+	// strPlain says the string being read has been printable ASCII
+	// without escapes so far.
+	strPlain bool
+	strs     []span // the strings of LongString bytes or more read so far (see Long, Follow)
+	// live, once Follow has bound spans to the document, is where Publish
+	// shows them strs[:published].
+	live      *liveSpans
+	liveBuf   []byte // the buffer live is bound to, up to its capacity
+	published int
 }
 
 type state uint8
@@ -77,7 +85,13 @@ const (
 
 // Reset readies v for a new document, keeping its buffers.
 func (v *Validator) Reset() {
-	*v = Validator{stack: v.stack[:0], members: v.members[:0], long: v.long[:0]}
+	strs := v.strs[:0]
+	if v.live != nil {
+		// Published: a follower may still read them while the next
+		// document is validated.
+		strs = nil
+	}
+	*v = Validator{stack: v.stack[:0], members: v.members[:0], strs: strs}
 }
 
 // Len is the number of bytes fed so far.
@@ -122,7 +136,8 @@ func (v *Validator) Write(p []byte) {
 // only a bad byte, or an escape or UTF-8 sequence that the read cuts
 // short, goes on byte by byte (byte1).
 func (v *Validator) str(p []byte, i, base int) int {
-	i, _ = strBody(p, i)
+	i, plain := strBody(p, i)
+	v.strPlain = v.strPlain && plain
 	if i == len(p) {
 		return i
 	}
@@ -131,12 +146,14 @@ func (v *Validator) str(p []byte, i, base int) int {
 		v.strEnd(base + i + 1)
 		return i + 1
 	case c == '\\':
+		v.strPlain = false
 		v.start, v.sub, v.state = base+i, 0, sEsc
 		return i + 1
 	case c < 0x20:
 		v.strFail(base + i)
 		return i
 	default:
+		v.strPlain = false
 		v.utf8Start(c, base+i)
 		return i + 1
 	}
@@ -187,7 +204,7 @@ func (v *Validator) utf8Start(c byte, at int) {
 // just before end.
 func (v *Validator) strEnd(end int) {
 	if end-v.strAt >= LongString {
-		v.long = append(v.long, span{v.strAt, end})
+		v.strs = append(v.strs, span{start: v.strAt, end: end, plain: v.strPlain})
 	}
 	if v.inName {
 		v.inName = false
@@ -313,7 +330,7 @@ func (v *Validator) name(c byte, at int) {
 	if len(v.stack) == 1 && v.topObject {
 		v.member = Member{KeyStart: at}
 	}
-	v.inName, v.state, v.strAt = true, sStr, at
+	v.inName, v.state, v.strAt, v.strPlain = true, sStr, at, true
 }
 
 // value begins the value whose first byte c is at at.
@@ -329,7 +346,7 @@ func (v *Validator) value(c byte, at int) {
 		v.stack = append(v.stack, ']')
 		v.state = sArrFirst
 	case c == '"':
-		v.state, v.strAt = sStr, at
+		v.state, v.strAt, v.strPlain = sStr, at, true
 	case c == '-':
 		v.sub, v.state = numMinus, sNum
 	case c == '0':

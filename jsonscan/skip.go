@@ -15,9 +15,11 @@ type Scanner struct {
 	Trusted bool   // B is known to be valid JSON: only find where values end
 	// Long, in trusted mode, are the long strings of the validated
 	// document B is part of: each is stepped over without a search.
-	Long Spans
+	Long   Spans
+	longAt lookup // the last look-up in Long
 	// Plain is set by Str: the string it skipped was printable ASCII
-	// without escapes, so its value is its bytes.
+	// without escapes, so its value is its bytes (a trusted scan sets it
+	// only for a string Long records as plain).
 	Plain bool
 	stack []byte // closing brackets of the containers Value is inside
 	tmp   []byte // scratch for decoding escaped keys and short values

@@ -59,7 +59,8 @@ func printablePrefix(seg []byte) int {
 // Str skips the string whose opening quote is at i and returns the index
 // just past its closing quote. It sets s.Plain when the string is printable
 // ASCII without escapes, so its value is its bytes and its UTF-16 length is
-// its byte length. The closing quote is found with the vectorised
+// its byte length; a trusted scan knows that only of a string its Spans
+// (Long) record, and reports every other one not plain. The closing quote is found with the vectorised
 // bytes.IndexByte and the bytes before it are checked eight at a time, so a
 // base64 ciphertext or a 17 MiB tool output is read about twice at memory
 // speed; only blocks holding escapes, control characters or non-ASCII are
@@ -120,9 +121,12 @@ func unhex(c byte) int {
 }
 
 // trustedStr finds the closing quote of an already validated string: the
-// first quote preceded by an even number of backslashes.
+// first quote preceded by an even number of backslashes, or, for a string
+// the Validator recorded (s.Long), its span's end, with what the Validator
+// learned of its content (Plain), without reading it.
 func (s *Scanner) trustedStr(i int) (int, error) {
-	if end, ok := s.Long.strEnd(s.B, i); ok {
+	if end, plain, ok := s.Long.strEnd(s.B, i, &s.longAt); ok {
+		s.Plain = plain
 		return end, nil
 	}
 	b := s.B

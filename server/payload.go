@@ -105,7 +105,7 @@ var followAnswered func(taken bool)
 // (filter.FollowPayload), speculatively: the handler uses that work only
 // for a valid frame whose payload is exactly the object followed, and
 // takes every decision and effect itself (turns.Manager.PayloadFollowed).
-func followPayload(method string, buf []byte, params int) wire.Follower {
+func followPayload(method string, buf []byte, params int, strs jsonscan.Spans) wire.Follower {
 	if method != "llm/payload" {
 		return nil
 	}
@@ -115,8 +115,10 @@ func followPayload(method string, buf []byte, params int) wire.Follower {
 	}
 	at += params
 	// The wire shows a follower only bytes it has validated (wire.Follower),
-	// so the following scan trusts them: the frame is validated once.
-	return &payloadFollower{at: at, f: filter.FollowPayload(buf[at:cap(buf)], filter.Options{Prevalidated: true})}
+	// so the following scan trusts them: the frame is validated once, and
+	// what the validation learned of the long strings (strs: the
+	// ciphertexts' ends, whether each is plain) is not learned again.
+	return &payloadFollower{at: at, f: filter.FollowPayload(buf[at:cap(buf)], filter.Options{Prevalidated: true}, strs)}
 }
 
 // payloadStart finds, in the arrived prefix b of llm/payload's params,

@@ -39,9 +39,13 @@ type Follower interface {
 // is the method's name (decoded), buf the frame's buffer from the frame's
 // first byte — len(buf) is what has arrived, cap(buf) as far as the frame
 // can grow in it — and params the offset in buf of the params value's
-// first byte. It returns the work following the frame, or nil. It runs on
-// the read loop and must not block.
-type FollowFunc func(method string, buf []byte, params int) Follower
+// first byte. strs are the frame's strings of jsonscan.LongString bytes
+// or more as the read loop's validator passes them, bound to buf: each is
+// published before the Arrived that covers it, so the follower's trusted
+// scan (Scanner.Long) steps over it and knows whether it is plain
+// without reading it again. It returns the work following the frame, or
+// nil. It runs on the read loop and must not block.
+type FollowFunc func(method string, buf []byte, params int, strs jsonscan.Spans) Follower
 
 // followable finds, in the arrived prefix b of a frame, the request's
 // method and the offset of its params value. It needs the method before
@@ -97,7 +101,7 @@ func (f *frameReader) startFollow(buf []byte) Follower {
 	if !ok {
 		return nil
 	}
-	return f.follow(method, buf, params)
+	return f.follow(method, buf, params, f.val.Follow(buf))
 }
 
 // offer offers the frame gathered so far to the owner (startFollow) once
@@ -115,9 +119,9 @@ func (f *frameReader) offer(fol Follower, tried *bool, blocks [][]byte) Follower
 }
 
 // validated shows fol (if any) the frame's first n bytes once they have
-// been fed to the validator: when it has found them not JSON the frame
-// will be answered as malformed, so fol is closed instead, and nil is
-// returned.
+// been fed to the validator, with the strings it passed in them
+// (Validator.Publish): when it has found them not JSON the frame will be
+// answered as malformed, so fol is closed instead, and nil is returned.
 func (f *frameReader) validated(fol Follower, n int) Follower {
 	if fol == nil {
 		return nil
@@ -126,6 +130,7 @@ func (f *frameReader) validated(fol Follower, n int) Follower {
 		fol.Close()
 		return nil
 	}
+	f.val.Publish()
 	fol.Arrived(n)
 	return fol
 }

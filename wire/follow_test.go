@@ -25,6 +25,22 @@ type recorder struct {
 	finished int // -1 until Finish
 	closed   int
 	val      jsonscan.Validator // what has arrived, fed again
+	// strs are the spans offered with the frame; str and strEnd bound
+	// the frame's long string (str -1: none).
+	strs        jsonscan.Spans
+	str, strEnd int
+}
+
+// longString finds the long string of a followInput frame: where its
+// opening quote is and where it ends (-1 when it has none).
+func longString(frame []byte) (at, end int) {
+	for _, k := range []string{`{"s":"`, `{"x":"`} {
+		if i := bytes.Index(frame, []byte(k)); i >= 0 {
+			at = i + len(k) - 1
+			return at, at + 2 + bytes.IndexByte(frame[at+1:], '"')
+		}
+	}
+	return -1, -1
 }
 
 func (r *recorder) Arrived(n int) {
@@ -42,6 +58,14 @@ func (r *recorder) Arrived(n int) {
 		r.t.Errorf("Arrived(%d): shown bytes that are not the start of a JSON document", n)
 	}
 	r.arrived = n
+	if r.str >= 0 && r.strEnd <= n && r.strEnd-r.str >= jsonscan.LongString {
+		// Its span was published before these bytes were shown: a
+		// trusted scan steps over it, knowing it plain.
+		sc := jsonscan.Scanner{B: r.buf[:n], Trusted: true, Long: r.strs}
+		if end, err := sc.Str(r.str); err != nil || end != r.strEnd || !sc.Plain {
+			r.t.Errorf("Arrived(%d): the string at %d ends at %d plain %v (%v), want its span: end %d, plain", n, r.str, end, sc.Plain, err, r.strEnd)
+		}
+	}
 }
 
 func (r *recorder) Finish(n int) {
@@ -116,7 +140,7 @@ func TestFollowersKeepTheContract(t *testing.T) {
 		var recs []*recorder
 		// Odd seeds offer a frame only once 256 KiB of it have arrived.
 		followed.followFrom = int(seed%2) * 256 << 10
-		followed.follow = func(method string, buf []byte, params int) Follower {
+		followed.follow = func(method string, buf []byte, params int, strs jsonscan.Spans) Follower {
 			frame, ok := byHead[string(buf[:min(len(buf), 1024)])]
 			if !ok || len(buf) < 1024 {
 				t.Fatalf("offered %d bytes that begin no line", len(buf))
@@ -127,7 +151,8 @@ func TestFollowersKeepTheContract(t *testing.T) {
 			if m := []byte(`"method":"` + method + `","params":`); !bytes.HasSuffix(frame[:params], m) {
 				t.Errorf("offered method %q, params at %d: %.60q", method, params, frame[:params])
 			}
-			r := &recorder{t: t, buf: buf, finished: -1, frame: frame}
+			r := &recorder{t: t, buf: buf, finished: -1, frame: frame, strs: strs}
+			r.str, r.strEnd = longString(frame)
 			recs = append(recs, r)
 			return r
 		}
