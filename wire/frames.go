@@ -63,6 +63,11 @@ type frameReader struct {
 	off  int
 	end  int
 	hint int // length of the last large frame
+	// smallHint is the length of the last large frame up to bigBlock
+	// while large frames alternate with such frames (0 once two frames
+	// beyond bigBlock come in a row): the frame after a 17 MiB tool result
+	// is likely the next 1 MiB payload, not another result.
+	smallHint int
 	// bigHint is the length of the last frame beyond bigBlock: a frame
 	// that outgrows a buffer sized from hint goes on in one this large.
 	bigHint int
@@ -135,11 +140,20 @@ func (f *frameReader) bufferSize(want int) int {
 	return int(min(int64(classSize(want)), f.max+2))
 }
 
-// keepRest copies bytes read past a large frame's newline into a new read
-// buffer, so the frame's pool buffer can be recycled on its own.
+// keepRest copies bytes read past a large frame's newline into the read
+// buffer, so the frame's pool buffer can be recycled on its own: into the
+// current one's free tail when they fit (the room of the large frame's
+// first bytes, which gather took out of it: no frame was ever cut from
+// there), else into a new one. A new buffer per large frame made a 1 MiB payload
+// allocate 64 KiB it used a few hundred bytes of (the step's small
+// events), most of the wire's garbage and so of its collections.
 func (f *frameReader) keepRest(rest []byte) {
-	f.buf = make([]byte, max(readChunk, len(rest)))
-	f.off, f.end = 0, copy(f.buf, rest)
+	f.off = f.end
+	if len(rest) > len(f.buf)-f.end {
+		f.buf = make([]byte, max(readChunk, len(rest)))
+		f.off, f.end = 0, 0
+	}
+	f.end += copy(f.buf[f.end:], rest)
 }
 
 // recycle gives a frame's pool buffer back, closing its follower first.

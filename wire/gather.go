@@ -22,12 +22,22 @@ func (f *frameReader) gather() (frame, error) {
 	// once: a recycled one, or a fresh one while that size is modest. After
 	// a huge frame, a fresh buffer its size could be a huge allocation for
 	// a small frame, so the frame starts small and grows through blocks.
+	// Right after a huge frame that came between smaller ones, the frame
+	// starts in a buffer sized from the smaller ones instead (smallHint):
+	// a 1 MiB payload after a 17 MiB tool result read into the big buffer
+	// was then copied into one of its size after its newline, while the
+	// host waited for its reply; a huge frame that does follow moves to
+	// the big buffer while it arrives, copying only what filled the small one.
 	var first []byte
 	var ok bool
-	if f.hint > bigBlock {
+	if f.hint > bigBlock && f.smallHint == 0 {
 		first, ok = f.pool.tryLarge(0)
 	} else {
-		hinted := f.bufferSize(f.hint + f.hint/8 + 1)
+		h := f.hint
+		if h > bigBlock {
+			h = f.smallHint
+		}
+		hinted := f.bufferSize(h + h/8 + 1)
 		if first, ok = f.pool.tryGet(hinted); !ok && hinted <= bigBlock {
 			first, ok = f.pool.get(hinted), true
 		}
@@ -48,7 +58,9 @@ func (f *frameReader) gather() (frame, error) {
 	tried := false
 	f.feed(pending)
 	fol = f.offer(fol, &tried, blocks)
-	f.buf, f.off, f.end = nil, 0, 0
+	// The pending bytes are the block's now: their room in the read buffer
+	// was never handed out, so the bytes after the frame may go there.
+	f.end = f.off
 	size := len(blocks[0])
 	for {
 		last := blocks[len(blocks)-1]
@@ -117,10 +129,15 @@ const bigBlock = 4 << 20
 // (getLarge), not a power-of-two class. fol, the frame's follower if
 // any, goes with a frame handed out in place and is closed otherwise.
 func (f *frameReader) joined(blocks [][]byte, size int, fol Follower) frame {
-	f.hint = size
 	if size > bigBlock {
+		if f.hint > bigBlock {
+			f.smallHint = 0 // huge frames in a row: the next is likely huge too
+		}
 		f.bigHint = size
+	} else {
+		f.smallHint = size
 	}
+	f.hint = size
 	if len(blocks) == 1 {
 		b := blocks[0]
 		if size >= cap(b)/4 {
