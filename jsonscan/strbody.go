@@ -53,6 +53,11 @@ func strBody(b []byte, i int) (end int, plain bool) {
 			plain = false
 			if i+1 < len(b) && escapeChar[b[i+1]] {
 				i += 2
+				// Escapes come in runs (\n\t\t, \"\"): the next one is
+				// taken here, not found again by a word test.
+				for i+1 < len(b) && b[i] == '\\' && escapeChar[b[i+1]] {
+					i += 2
+				}
 				continue
 			}
 			if i+6 <= len(b) && b[i+1] == 'u' && hex4Valid(b[i+2:i+6]) {
