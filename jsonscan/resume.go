@@ -484,8 +484,14 @@ func (v *Validator) End(dst []Member) ([]Member, error) {
 	return nil, syntaxError(v.off)
 }
 
-// markStr is mark with quotes marked too. Only the lowest mark is exact.
+// markStr sets the high bit of every byte of w that needs a closer look in
+// a string: control characters (they borrow below 0x20), quotes and
+// backslashes (they borrow below 1 once xored), and non-ASCII (the high bit
+// is already set). Only the lowest mark is exact; that is all strBody
+// needs. No term masks out bytes that have the high bit set: w marks those
+// anyway, so nine operations do.
 func markStr(w uint64) uint64 {
+	x := w ^ (lsb * '\\')
 	q := w ^ (lsb * '"')
-	return mark(w) | (q-lsb)&^q&msb
+	return ((w - lsb*0x20) | (x - lsb) | (q - lsb) | w) & msb
 }

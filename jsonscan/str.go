@@ -13,17 +13,8 @@ const (
 	msb = 0x8080808080808080
 )
 
-// mark sets the high bit of every byte of w that needs a closer look in a
-// string: control characters (they borrow below 0x20), non-ASCII (the high
-// bit is already set) and backslashes. Only the lowest mark is exact; that
-// is all strBody needs.
-func mark(w uint64) uint64 {
-	x := w ^ (lsb * '\\')
-	return ((w-lsb*0x20)&^w | w | (x-lsb)&^x) & msb
-}
-
-// markCtl is mark without the backslash test, for segments already known
-// to hold none: control characters and non-ASCII only.
+// markCtl is markStr without the quote and backslash tests, for segments
+// already known to hold neither: control characters and non-ASCII only.
 func markCtl(w uint64) uint64 {
 	return ((w - lsb*0x20) | w) & msb
 }

@@ -23,30 +23,41 @@ import (
 func strBody(b []byte, i int) (end int, plain bool) {
 	plain = true
 	q, bs := -1, -1 // longRun's searches, kept so that each byte is searched once
+	clean := 0
 	for {
-		clean := 0
-		for i+8 <= len(b) {
-			if m := markStr(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
+		if i+8 <= len(b) {
+			m := markStr(binary.LittleEndian.Uint64(b[i:]))
+			if m == 0 {
+				i += 8
+				if clean++; clean == 8 {
+					i = longRun(b, i, &q, &bs)
+					clean = 0
+				}
+				continue
 			}
-			i += 8
-			if clean++; clean == 8 {
-				i = longRun(b, i, &q, &bs)
-				clean = 0
+			// The lowest mark is exact: the switch takes the byte it
+			// marks, with no byte loop first. Only the last bytes of b,
+			// fewer than a word, are tested one at a time.
+			i += bits.TrailingZeros64(m) >> 3
+			clean = 0
+		} else {
+			for i < len(b) && plainStr(b[i]) {
+				i++
 			}
-		}
-		for i < len(b) && plainStr(b[i]) {
-			i++
-		}
-		if i >= len(b) {
-			return i, plain
+			if i >= len(b) {
+				return i, plain
+			}
 		}
 		switch c := b[i]; {
 		case c == '\\':
 			plain = false
 			if i+1 < len(b) && escapeChar[b[i+1]] {
 				i += 2
+				// Escapes come in runs (\n\t\t, \"\"): the next one is
+				// taken here, not found again by a word test.
+				for i+1 < len(b) && b[i] == '\\' && escapeChar[b[i+1]] {
+					i += 2
+				}
 				continue
 			}
 			if i+6 <= len(b) && b[i+1] == 'u' && hex4Valid(b[i+2:i+6]) {
@@ -59,6 +70,20 @@ func strBody(b []byte, i int) (end int, plain bool) {
 		default:
 			plain = false
 			for { // a run of non-ASCII text, e.g. CJK comments
+				if i+4 <= len(b) {
+					// The common three-byte sequence (CJK, punctuation
+					// such as dashes and quotes), tested in one load:
+					// a lead byte E1-EC or EE-EF and two continuation
+					// bytes. E0 and ED narrow the second byte's range
+					// (overlongs, surrogates): utf8Len decides those.
+					w := binary.LittleEndian.Uint32(b[i:])
+					if w&0xC0C0F0 == 0x8080E0 && byte(w) != 0xE0 && byte(w) != 0xED {
+						if i += 3; w>>31 == 0 {
+							break
+						}
+						continue
+					}
+				}
 				n := utf8Len(b[i:])
 				if n == 0 {
 					return i, false
