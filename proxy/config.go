@@ -158,12 +158,22 @@ func (c Config) check() (Config, error) {
 // 28 KiB one, twice the syscalls of a 16 MiB body.
 const upstreamWriteBuffer = 64 << 10
 
+// upstreamIdleConns is how many idle connections to one upstream host the
+// transport keeps. Every session a user runs talks to the same host, so
+// net/http's default of 2 would close all but two of the connections a
+// burst of sessions opened as each answer ends, and the next burst would
+// dial (and handshake TLS) again in front of its first byte; 16 covers as
+// many sessions at once as a busy user runs (copybuf keeps as many buffers).
+const upstreamIdleConns = 16
+
 // UpstreamTransport is the transport the proxy sends upstream requests
 // with unless told otherwise: http.DefaultTransport's settings (proxy from
 // the environment, timeouts, HTTP/2) with a write buffer that takes a
-// whole copied chunk.
+// whole copied chunk, and an idle connection kept for each of as many
+// sessions at once as a busy user runs.
 func UpstreamTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.WriteBufferSize = upstreamWriteBuffer
+	t.MaxIdleConnsPerHost = upstreamIdleConns
 	return t
 }
