@@ -171,7 +171,7 @@ func TestSlowBodiesAndIdleConnections(t *testing.T) {
 	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil || resp.StatusCode != 200 || !strings.Contains(string(b), "two") {
-		t.Fatalf("a long answer after a prompt body: %d %q %v", resp.StatusCode, b, err)
+		t.Fatalf("a long answer after a prompt body: %d %q %v\n%s", resp.StatusCode, b, err, px.Log())
 	}
 }
 

@@ -129,6 +129,14 @@ type pacedKey struct{}
 // request's context before Read returns; so the deadline and the count
 // are atomics, and a body is too slow when its deadline has passed
 // without it having ended (overdue), whichever goroutine asks first.
+//
+// Once the body has ended, every later Read returns what it ended with
+// and leaves the server's body alone: the transport reads once more after
+// a body's last byte to see its end, and by then the server may have
+// closed the body (it does so as the answer's header goes out, which a
+// fast upstream's answer can make happen first); that read would fail
+// with "invalid Read on closed Body", and the transport would drop the
+// upstream connection under the answer it was streaming.
 type pacedBody struct {
 	body     io.ReadCloser
 	rc       *http.ResponseController
@@ -137,26 +145,36 @@ type pacedBody struct {
 	rate     int64
 	read     atomic.Int64
 	deadline atomic.Int64 // unix ns of the current read's deadline; 0 once the body ended or is unpaced
-	ended    bool         // the body ended or failed; no deadline is set again (the reading goroutine's)
+	// The reading goroutine's: unpaced once the connection took no
+	// deadline (the body is then read as it comes); end is what the body
+	// ended with (io.EOF or its failure), nil until then.
+	unpaced bool
+	end     error
 }
 
 func (b *pacedBody) Read(p []byte) (int, error) {
-	if b.ended {
-		return b.body.Read(p)
+	if b.end != nil {
+		return 0, b.end
+	}
+	if b.unpaced {
+		n, err := b.body.Read(p)
+		b.end = err
+		return n, err
 	}
 	deadline := b.start.Add(b.grace + time.Duration(b.read.Load()*int64(time.Second)/b.rate))
 	if err := b.rc.SetReadDeadline(deadline); err != nil {
-		b.ended = true // the connection takes no deadline: read unpaced
-		return b.body.Read(p)
+		b.unpaced = true // the connection takes no deadline: read unpaced
+		return b.Read(p)
 	}
 	b.deadline.Store(deadline.UnixNano())
 	n, err := b.body.Read(p)
 	b.read.Add(int64(n))
 	if err != nil {
-		b.ended = true
 		if slow := b.overdue(); slow != nil {
+			b.end = slow
 			return n, slow
 		}
+		b.end = err
 		b.deadline.Store(0)
 		_ = b.rc.SetReadDeadline(time.Time{})
 	}
