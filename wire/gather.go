@@ -123,9 +123,9 @@ const bigBlock = 4 << 20
 
 // joined returns the frame gathered in blocks (size bytes in all) and
 // remembers its size for the next one. A frame in one block is handed out
-// in place unless it fills less than a quarter of it; otherwise it is
-// copied once into a buffer of its size, each block given back as soon as
-// it is copied. A frame beyond bigBlock is joined into a large buffer
+// in place unless it is at most bigBlock and fills less than a quarter of
+// it; otherwise it is copied once into a buffer of its size, each block
+// given back as soon as it is copied. A frame beyond bigBlock is joined into a large buffer
 // (getLarge), not a power-of-two class. fol, the frame's follower if
 // any, goes with a frame handed out in place and is closed otherwise.
 func (f *frameReader) joined(blocks [][]byte, size int, fol Follower) frame {
@@ -140,7 +140,7 @@ func (f *frameReader) joined(blocks [][]byte, size int, fol Follower) frame {
 	f.hint = size
 	if len(blocks) == 1 {
 		b := blocks[0]
-		if size >= cap(b)/4 {
+		if size >= cap(b)/4 || size > bigBlock {
 			line := trimCR(b[:size:size])
 			checked := f.checked(line)
 			if fol != nil && (checked == nil || checked.err != nil) {
@@ -155,7 +155,13 @@ func (f *frameReader) joined(blocks [][]byte, size int, fol Follower) frame {
 			return frame{line: line, pooled: b[:cap(b)], checked: checked, follow: fol}
 		}
 		// A small frame in a big buffer: move it, so that a frame its
-		// handler keeps does not hold the big buffer too.
+		// handler keeps does not hold the big buffer too. A frame beyond
+		// bigBlock stays where it is, whatever the buffer's size: the
+		// copy would come after its newline, while the frames behind it
+		// wait (a 17 MiB tool result in the 72 MiB buffer of an earlier
+		// 64 MiB payload was copied on every step, about 1.3 ms before
+		// the next agent/request was read), and the big buffer is the
+		// pool's anyway once the frame is released.
 	}
 	endFollow(fol)
 	var out []byte
