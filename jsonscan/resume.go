@@ -31,6 +31,8 @@ type Validator struct {
 	lo, hi byte
 	lit    string
 	inName bool // the string being read is a member name
+	// line is set while WriteLine feeds: a newline ends what is fed.
+	line bool
 
 	topObject bool
 	member    Member // the top-level member being read
@@ -114,21 +116,48 @@ func (v *Validator) fail(at int) {
 func (v *Validator) Write(p []byte) {
 	base := v.off
 	v.off += len(p)
-	i := 0
+	v.run(p, 0, base)
+}
+
+// run validates p[i:], the bytes fed last (p[0] at document offset
+// base), and returns where they end: len(p), or in line mode (see
+// WriteLine) the index of p's first newline at or after i, which it does
+// not take.
+func (v *Validator) run(p []byte, i, base int) int {
 	for i < len(p) && v.state != sFailed {
 		switch v.state {
 		case sStr:
-			i = v.str(p, i, base)
+			if i = v.str(p, i, base); v.line && v.state == sStr && i < len(p) {
+				return i // str stopped at a newline
+			}
 		case sStrErr:
-			if bytes.IndexByte(p[i:], '"') >= 0 {
+			rest := p[i:]
+			end := len(p)
+			if v.line {
+				if k := bytes.IndexByte(rest, '\n'); k >= 0 {
+					rest, end = rest[:k], i+k
+				}
+			}
+			if bytes.IndexByte(rest, '"') >= 0 {
 				v.state = sFailed // Str would find that quote and stop at errAt
 			}
-			return
+			return end
 		default:
+			if p[i] == '\n' && v.line {
+				return i
+			}
 			v.byte1(p[i], base+i)
 			i++
 		}
 	}
+	if v.line && i < len(p) {
+		// The document failed before p's end: the frame still ends at
+		// the first newline.
+		if k := bytes.IndexByte(p[i:], '\n'); k >= 0 {
+			return i + k
+		}
+	}
+	return len(p)
 }
 
 // str reads string content from p[i:] (at document offset base) up to
@@ -150,6 +179,9 @@ func (v *Validator) str(p []byte, i, base int) int {
 		v.start, v.sub, v.state = base+i, 0, sEsc
 		return i + 1
 	case c < 0x20:
+		if c == '\n' && v.line {
+			return i // the line ends inside the string: run stops here
+		}
 		v.strFail(base + i)
 		return i
 	default:
