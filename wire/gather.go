@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"runtime/debug"
 )
 
@@ -14,8 +13,8 @@ import (
 // and otherwise in further blocks (each filled before the next is taken,
 // at most 4 MiB more at a time, so an oversized line never holds more
 // than the limit; see newBlock), joined once into a buffer of its size.
-// Each read is validated as it comes (see validate.go). Bytes read past
-// the newline start a new read buffer.
+// Each read is validated as it comes, and the validator finds the newline
+// (see validate.go). Bytes read past the newline start a new read buffer.
 func (f *frameReader) gather() (frame, error) {
 	pending := f.buf[f.off:f.end]
 	// A buffer the size of the last large frame takes the whole frame at
@@ -56,7 +55,7 @@ func (f *frameReader) gather() (frame, error) {
 	// frame is validated once.
 	var fol Follower
 	tried := false
-	f.feed(pending)
+	f.feedLine(pending) // no newline: next looked
 	fol = f.offer(fol, &tried, blocks)
 	// The pending bytes are the block's now: their room in the read buffer
 	// was never handed out, so the bytes after the frame may go there.
@@ -97,9 +96,8 @@ func (f *frameReader) gather() (frame, error) {
 		if err != nil {
 			f.eof, f.rerr = true, err
 		}
-		if i := bytes.IndexByte(last[len(last):len(last)+m], '\n'); i >= 0 {
+		if i := f.feedLine(last[len(last) : len(last)+m]); i >= 0 {
 			end := len(last) + i
-			f.feed(last[len(last):end])
 			fol = f.validated(fol, end)
 			f.keepRest(last[end+1 : len(last)+m])
 			blocks[len(blocks)-1] = last[:end]
@@ -110,7 +108,6 @@ func (f *frameReader) gather() (frame, error) {
 			}
 			return f.joined(blocks, size, fol), nil
 		}
-		f.feed(last[len(last) : len(last)+m])
 		fol = f.validated(fol, len(last)+m)
 		blocks[len(blocks)-1] = last[:len(last)+m]
 		size += m

@@ -28,11 +28,19 @@ type verdict struct {
 // validating a frame while it arrives with validating it afterwards.
 var checkWhileArriving = true
 
-// feed validates the next bytes of the frame being gathered.
-func (f *frameReader) feed(b []byte) {
-	if checkWhileArriving {
-		f.val.Write(b)
+// feedLine validates the next bytes of the frame being gathered, up to
+// the first newline in b, and returns that newline's index in b (-1: b
+// has none, and all of it was fed). The validator looks at every byte, so
+// it finds the newline itself (Validator.WriteLine): no second pass over
+// each read searches for it.
+func (f *frameReader) feedLine(b []byte) int {
+	if !checkWhileArriving {
+		return bytes.IndexByte(b, '\n')
 	}
+	if n := f.val.WriteLine(b); n < len(b) {
+		return n
+	}
+	return -1
 }
 
 // arrived ends the validation of the frame just gathered into line.
