@@ -17,7 +17,10 @@ import (
 // offsets), or why it is not a JSON-RPC object.
 type verdict struct {
 	members []jsonscan.Member
-	err     error
+	// inner are, for each of members whose value is an object, that
+	// object's members (nil for any other member), offsets as members'.
+	inner [][]jsonscan.Member
+	err   error
 	// long are the line's long strings (for a valid line), bound to it:
 	// the Params cut from the line carry them, so the handler's trusted
 	// scans step over a 17 MiB tool output instead of searching it.
@@ -46,7 +49,16 @@ func (f *frameReader) feedLine(b []byte) int {
 // arrived ends the validation of the frame just gathered into line.
 func (f *frameReader) arrived(line []byte) *verdict {
 	ms, err := f.val.End(make([]jsonscan.Member, 0, 8))
-	return &verdict{members: ms, err: err, long: f.val.Long(line)}
+	v := &verdict{members: ms, err: err, long: f.val.Long(line)}
+	if err == nil {
+		v.inner = make([][]jsonscan.Member, len(ms))
+		for k := range ms {
+			if in, ok := f.val.Inner(k, make([]jsonscan.Member, 0, 8)); ok {
+				v.inner[k] = in
+			}
+		}
+	}
+	return v
 }
 
 // long returns the long strings of a frame validated while it arrived.
@@ -59,31 +71,41 @@ func (fr frame) long() jsonscan.Spans {
 
 // members validates line (fr's line without the whitespace around it, as
 // bytes.TrimSpace cut it) and returns its top-level members, with the
-// error Scanner.Members reports; trusted says line is known valid. A
+// error Scanner.Members reports; trusted says line is known valid, and
+// then inner has, for each member whose value is an object, that object's
+// members (see verdict), all offsets in line. A
 // frame validated while it arrived is not read again, unless TrimSpace
 // cut more than JSON whitespace (\v, \f or a Unicode space, which JSON
 // does not allow around a document): then the verdict on the line as
 // read may differ from the one on line, so line gets its own pass.
-func members(fr frame, line []byte) (ms []jsonscan.Member, trusted bool, err error) {
+func members(fr frame, line []byte) (ms []jsonscan.Member, inner [][]jsonscan.Member, trusted bool, err error) {
 	if v := fr.checked; v != nil {
 		lead := len(fr.line) - len(trimJSONSpaceLeft(fr.line))
 		if len(trimJSONSpaceRight(fr.line[lead:])) == len(line) {
 			if v.err != nil {
-				return nil, false, v.err
+				return nil, nil, false, v.err
 			}
-			for i := range v.members {
-				m := &v.members[i]
-				m.KeyStart -= lead
-				m.KeyEnd -= lead
-				m.ValStart -= lead
-				m.ValEnd -= lead
+			shift(v.members, lead)
+			for _, in := range v.inner {
+				shift(in, lead)
 			}
-			return v.members, true, nil
+			return v.members, v.inner, true, nil
 		}
 	}
 	sc := jsonscan.Scanner{B: line}
 	ms, err = sc.Members(make([]jsonscan.Member, 0, 8))
-	return ms, false, err
+	return ms, nil, false, err
+}
+
+// shift moves members' offsets d bytes back.
+func shift(ms []jsonscan.Member, d int) {
+	for i := range ms {
+		m := &ms[i]
+		m.KeyStart -= d
+		m.KeyEnd -= d
+		m.ValStart -= d
+		m.ValEnd -= d
+	}
 }
 
 // jsonSpace is the whitespace JSON allows around a document.
