@@ -158,7 +158,9 @@ func (f *frameReader) joined(blocks [][]byte, size int, fol Follower) frame {
 		// wait (a 17 MiB tool result in the 72 MiB buffer of an earlier
 		// 64 MiB payload was copied on every step, about 1.3 ms before
 		// the next agent/request was read), and the big buffer is the
-		// pool's anyway once the frame is released.
+		// pool's anyway once the frame is released. Until then the frame
+		// counts in flight as the whole buffer (frame.size), the memory
+		// it holds.
 	}
 	endFollow(fol)
 	var out []byte
