@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"bytes"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -31,10 +32,20 @@ type Validator struct {
 	lo, hi byte
 	lit    string
 	inName bool // the string being read is a member name
+	// line is set while WriteLine feeds: a newline ends what is fed.
+	line bool
 
 	topObject bool
 	member    Member // the top-level member being read
 	members   []Member
+	// inner are the members of the top-level members' object values
+	// (see Inner), innerOf the index in members of the one each belongs
+	// to, and objects the indexes of the top-level members whose value
+	// is an object.
+	innerMember Member
+	inner       []Member
+	innerOf     []int
+	objects     []int
 
 	errAt int // where the document stops being JSON, once known
 
@@ -91,7 +102,8 @@ func (v *Validator) Reset() {
 		// document is validated.
 		strs = nil
 	}
-	*v = Validator{stack: v.stack[:0], members: v.members[:0], strs: strs}
+	*v = Validator{stack: v.stack[:0], members: v.members[:0], strs: strs,
+		inner: v.inner[:0], innerOf: v.innerOf[:0], objects: v.objects[:0]}
 }
 
 // Len is the number of bytes fed so far.
@@ -114,21 +126,48 @@ func (v *Validator) fail(at int) {
 func (v *Validator) Write(p []byte) {
 	base := v.off
 	v.off += len(p)
-	i := 0
+	v.run(p, 0, base)
+}
+
+// run validates p[i:], the bytes fed last (p[0] at document offset
+// base), and returns where they end: len(p), or in line mode (see
+// WriteLine) the index of p's first newline at or after i, which it does
+// not take.
+func (v *Validator) run(p []byte, i, base int) int {
 	for i < len(p) && v.state != sFailed {
 		switch v.state {
 		case sStr:
-			i = v.str(p, i, base)
+			if i = v.str(p, i, base); v.line && v.state == sStr && i < len(p) {
+				return i // str stopped at a newline
+			}
 		case sStrErr:
-			if bytes.IndexByte(p[i:], '"') >= 0 {
+			rest := p[i:]
+			end := len(p)
+			if v.line {
+				if k := bytes.IndexByte(rest, '\n'); k >= 0 {
+					rest, end = rest[:k], i+k
+				}
+			}
+			if bytes.IndexByte(rest, '"') >= 0 {
 				v.state = sFailed // Str would find that quote and stop at errAt
 			}
-			return
+			return end
 		default:
+			if p[i] == '\n' && v.line {
+				return i
+			}
 			v.byte1(p[i], base+i)
 			i++
 		}
 	}
+	if v.line && i < len(p) {
+		// The document failed before p's end: the frame still ends at
+		// the first newline.
+		if k := bytes.IndexByte(p[i:], '\n'); k >= 0 {
+			return i + k
+		}
+	}
+	return len(p)
 }
 
 // str reads string content from p[i:] (at document offset base) up to
@@ -150,6 +189,9 @@ func (v *Validator) str(p []byte, i, base int) int {
 		v.start, v.sub, v.state = base+i, 0, sEsc
 		return i + 1
 	case c < 0x20:
+		if c == '\n' && v.line {
+			return i // the line ends inside the string: run stops here
+		}
 		v.strFail(base + i)
 		return i
 	default:
@@ -210,6 +252,8 @@ func (v *Validator) strEnd(end int) {
 		v.inName = false
 		if len(v.stack) == 1 && v.topObject {
 			v.member.KeyEnd = end
+		} else if v.inObjectValue() {
+			v.innerMember.KeyEnd = end
 		}
 		v.state = sColon
 		return
@@ -222,6 +266,10 @@ func (v *Validator) valueEnd(end int) {
 	if len(v.stack) == 1 && v.topObject {
 		v.member.ValEnd = end
 		v.members = append(v.members, v.member)
+	} else if v.inObjectValue() {
+		v.innerMember.ValEnd = end
+		v.inner = append(v.inner, v.innerMember)
+		v.innerOf = append(v.innerOf, len(v.members))
 	}
 	v.state = sAfter
 	if len(v.stack) == 0 {
@@ -329,6 +377,8 @@ func (v *Validator) name(c byte, at int) {
 	}
 	if len(v.stack) == 1 && v.topObject {
 		v.member = Member{KeyStart: at}
+	} else if v.inObjectValue() {
+		v.innerMember = Member{KeyStart: at}
 	}
 	v.inName, v.state, v.strAt, v.strPlain = true, sStr, at, true
 }
@@ -337,6 +387,11 @@ func (v *Validator) name(c byte, at int) {
 func (v *Validator) value(c byte, at int) {
 	if len(v.stack) == 1 && v.topObject {
 		v.member.ValStart = at
+		if c == '{' {
+			v.objects = append(v.objects, len(v.members))
+		}
+	} else if v.inObjectValue() {
+		v.innerMember.ValStart = at
 	}
 	switch {
 	case c == '{':
@@ -494,4 +549,28 @@ func markStr(w uint64) uint64 {
 	x := w ^ (lsb * '\\')
 	q := w ^ (lsb * '"')
 	return ((w - lsb*0x20) | (x - lsb) | (q - lsb) | w) & msb
+}
+
+// inObjectValue reports whether what is being read is directly inside the
+// object value of a top-level member: a member of a request's params.
+func (v *Validator) inObjectValue() bool {
+	return len(v.stack) == 2 && v.stack[1] == '}' && v.topObject
+}
+
+// Inner returns, appended to dst, the members of the value of the k-th
+// top-level member End reported, with offsets in the document as End's,
+// when that value is an object: a frame's params, whose members a handler
+// would otherwise find with a scan over all of a 64 MiB payload after the
+// frame has arrived. ok is false when the value is not an object, or End
+// did not find the document a valid object.
+func (v *Validator) Inner(k int, dst []Member) (ms []Member, ok bool) {
+	if v.state != sTrailing || !v.topObject || !slices.Contains(v.objects, k) {
+		return dst, false
+	}
+	for i, of := range v.innerOf {
+		if of == k {
+			dst = append(dst, v.inner[i])
+		}
+	}
+	return dst, true
 }

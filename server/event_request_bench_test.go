@@ -78,11 +78,12 @@ func BenchmarkRequestBehindBigToolResult(b *testing.B) {
 // host's is: a write returns once the kernel holds it, so the frames
 // behind a large one are already there while the read loop applies it
 // (an io.Pipe write would wait for the read loop instead, hiding that time
-// in the write).
+// in the write). The pipe is as wide as the binary makes its stdin.
 func startOSPipe(b *testing.B) *benchPipe {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		b.Fatal(err)
 	}
+	widenPipe(inR)
 	return serveBench(b, inR, inW)
 }

@@ -97,3 +97,43 @@ func TestSmallFramesAfterALargeOneShareTheReadBuffer(t *testing.T) {
 		t.Fatalf("the frame before the large one changed: %q", first.line)
 	}
 }
+
+// A frame beyond bigBlock that lands in the buffer of a much larger one
+// before it (a 17 MiB tool result in the buffer of a 64 MiB payload) is
+// handed out where it landed: moving it into a buffer of its own size
+// would copy all of it after its newline, while the frames behind it wait.
+func TestHugeFrameInABiggerBufferIsNotMoved(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	if raceEnabled {
+		t.Skip("the race build's pool drops buffers at random")
+	}
+	frames := [][]byte{
+		bytes.Repeat([]byte{'h'}, 6*bigBlock),     // the buffer the later huge frame lands in
+		bytes.Repeat([]byte{'p'}, 1<<20),          // a payload between
+		bytes.Repeat([]byte{'t'}, bigBlock+1<<20), // fills less than a quarter of the first's buffer
+	}
+	var input []byte
+	for _, fr := range frames {
+		input = append(append(input, fr...), '\n')
+	}
+	log := &readLog{r: bytes.NewReader(input), max: 256 << 10}
+	f := newFrameReader(log, 1<<30)
+	for i, want := range frames {
+		before := len(log.reads)
+		fr, err := f.next()
+		if err != nil || !bytes.Equal(fr.line, want) {
+			t.Fatalf("frame %d: %v, %d bytes, want %d", i, err, len(fr.line), len(want))
+		}
+		if i == len(frames)-1 {
+			if cap(fr.pooled) < len(frames[0]) {
+				t.Fatalf("the last frame is in a %d-byte buffer, not the %d-byte one of the first", cap(fr.pooled), len(frames[0]))
+			}
+			last := log.reads[len(log.reads)-1]
+			if !within(last, fr.pooled) {
+				t.Fatalf("the last frame's bytes were moved after its last read (read %d reads after the frame before)", len(log.reads)-before)
+			}
+		}
+		f.recycle(fr)
+	}
+}

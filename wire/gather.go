@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"runtime/debug"
 )
 
@@ -14,8 +13,8 @@ import (
 // and otherwise in further blocks (each filled before the next is taken,
 // at most 4 MiB more at a time, so an oversized line never holds more
 // than the limit; see newBlock), joined once into a buffer of its size.
-// Each read is validated as it comes (see validate.go). Bytes read past
-// the newline start a new read buffer.
+// Each read is validated as it comes, and the validator finds the newline
+// (see validate.go). Bytes read past the newline start a new read buffer.
 func (f *frameReader) gather() (frame, error) {
 	pending := f.buf[f.off:f.end]
 	// A buffer the size of the last large frame takes the whole frame at
@@ -56,7 +55,7 @@ func (f *frameReader) gather() (frame, error) {
 	// frame is validated once.
 	var fol Follower
 	tried := false
-	f.feed(pending)
+	f.feedLine(pending) // no newline: next looked
 	fol = f.offer(fol, &tried, blocks)
 	// The pending bytes are the block's now: their room in the read buffer
 	// was never handed out, so the bytes after the frame may go there.
@@ -97,9 +96,8 @@ func (f *frameReader) gather() (frame, error) {
 		if err != nil {
 			f.eof, f.rerr = true, err
 		}
-		if i := bytes.IndexByte(last[len(last):len(last)+m], '\n'); i >= 0 {
+		if i := f.feedLine(last[len(last) : len(last)+m]); i >= 0 {
 			end := len(last) + i
-			f.feed(last[len(last):end])
 			fol = f.validated(fol, end)
 			f.keepRest(last[end+1 : len(last)+m])
 			blocks[len(blocks)-1] = last[:end]
@@ -110,7 +108,6 @@ func (f *frameReader) gather() (frame, error) {
 			}
 			return f.joined(blocks, size, fol), nil
 		}
-		f.feed(last[len(last) : len(last)+m])
 		fol = f.validated(fol, len(last)+m)
 		blocks[len(blocks)-1] = last[:len(last)+m]
 		size += m
@@ -123,9 +120,9 @@ const bigBlock = 4 << 20
 
 // joined returns the frame gathered in blocks (size bytes in all) and
 // remembers its size for the next one. A frame in one block is handed out
-// in place unless it fills less than a quarter of it; otherwise it is
-// copied once into a buffer of its size, each block given back as soon as
-// it is copied. A frame beyond bigBlock is joined into a large buffer
+// in place unless it is at most bigBlock and fills less than a quarter of
+// it; otherwise it is copied once into a buffer of its size, each block
+// given back as soon as it is copied. A frame beyond bigBlock is joined into a large buffer
 // (getLarge), not a power-of-two class. fol, the frame's follower if
 // any, goes with a frame handed out in place and is closed otherwise.
 func (f *frameReader) joined(blocks [][]byte, size int, fol Follower) frame {
@@ -140,7 +137,7 @@ func (f *frameReader) joined(blocks [][]byte, size int, fol Follower) frame {
 	f.hint = size
 	if len(blocks) == 1 {
 		b := blocks[0]
-		if size >= cap(b)/4 {
+		if size >= cap(b)/4 || size > bigBlock {
 			line := trimCR(b[:size:size])
 			checked := f.checked(line)
 			if fol != nil && (checked == nil || checked.err != nil) {
@@ -155,7 +152,15 @@ func (f *frameReader) joined(blocks [][]byte, size int, fol Follower) frame {
 			return frame{line: line, pooled: b[:cap(b)], checked: checked, follow: fol}
 		}
 		// A small frame in a big buffer: move it, so that a frame its
-		// handler keeps does not hold the big buffer too.
+		// handler keeps does not hold the big buffer too. A frame beyond
+		// bigBlock stays where it is, whatever the buffer's size: the
+		// copy would come after its newline, while the frames behind it
+		// wait (a 17 MiB tool result in the 72 MiB buffer of an earlier
+		// 64 MiB payload was copied on every step, about 1.3 ms before
+		// the next agent/request was read), and the big buffer is the
+		// pool's anyway once the frame is released. Until then the frame
+		// counts in flight as the whole buffer (frame.size), the memory
+		// it holds.
 	}
 	endFollow(fol)
 	var out []byte

@@ -19,13 +19,16 @@ import (
 // much later, an unrelated frame. A nil
 // *Params is "no params": Bytes is nil and Release and Keep do nothing.
 type Params struct {
-	b      []byte
-	fr     frame
-	s      *Stream
-	held   int64 // bytes counted in flight
-	long   jsonscan.Spans
-	state  atomic.Int32
-	before []func()
+	b    []byte
+	fr   frame
+	s    *Stream
+	held int64 // bytes counted in flight
+	long jsonscan.Spans
+	// members are b's top-level members when the read loop found them
+	// while validating the frame (nil otherwise; see Members).
+	members []jsonscan.Member
+	state   atomic.Int32
+	before  []func()
 }
 
 // States of a Params.
@@ -57,6 +60,19 @@ func (p *Params) Long() jsonscan.Spans {
 		return jsonscan.Spans{}
 	}
 	return p.long
+}
+
+// Members returns the top-level members of the bytes (offsets in Bytes),
+// when they are an object and the read loop found its members while it
+// validated the frame as it arrived: a handler need not walk all of a
+// 64 MiB payload again to find the members around it. ok is false
+// otherwise (a small frame, or bytes that are not an object): scan them.
+// Like Bytes, they must not be used after Release.
+func (p *Params) Members() (ms []jsonscan.Member, ok bool) {
+	if p == nil || p.members == nil || p.state.Load() == released {
+		return nil, false
+	}
+	return p.members, true
 }
 
 // Follower returns the work that followed the frame while it arrived

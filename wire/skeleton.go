@@ -27,6 +27,9 @@ type message struct {
 	// value is the request's params, or the awaited result; nil when
 	// absent.
 	value []byte
+	// inner are value's members (offsets in value) when the frame was
+	// validated while it arrived and value is an object; nil otherwise.
+	inner []jsonscan.Member
 	// errValue is an awaited response's error member.
 	errValue []byte
 	// answers is the call of ours this response is the first answer to
@@ -42,7 +45,7 @@ type message struct {
 // is read once here, not once per question asked of it. line is the
 // frame's line without the whitespace around it.
 func (s *Stream) skeleton(fr frame, line []byte) (message, *frameError) {
-	members, trusted, err := members(fr, line)
+	members, inner, trusted, err := members(fr, line)
 	sc := jsonscan.Scanner{B: line, Trusted: trusted}
 	switch {
 	case errors.As(err, new(jsonscan.ErrNotObject)) && line[0] == '[':
@@ -92,7 +95,24 @@ func (s *Stream) skeleton(fr frame, line []byte) (message, *frameError) {
 		m.skel = append(m.skel[:len(m.skel)-1], `,"id":0}`...)
 	}
 	m.value = f.value(line, f.params)
+	m.inner = innerOf(members, inner, f.params)
 	return m, nil
+}
+
+// innerOf returns the members of member p's value, offsets in that value,
+// when inner has them (see members); nil otherwise.
+func innerOf(members []jsonscan.Member, inner [][]jsonscan.Member, p *jsonscan.Member) []jsonscan.Member {
+	if p == nil || inner == nil {
+		return nil
+	}
+	for k, m := range members {
+		if m.ValStart == p.ValStart && inner[k] != nil {
+			in := inner[k]
+			shift(in, p.ValStart)
+			return in
+		}
+	}
+	return nil
 }
 
 // response finishes skeleton for a frame without a method.

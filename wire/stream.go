@@ -235,7 +235,7 @@ func (s *Stream) decode(fr frame, v any) bool {
 		return false
 	}
 	if m.value != nil {
-		owner = &Params{b: m.value, fr: fr, s: s, held: size, long: fr.long()}
+		owner = &Params{b: m.value, fr: fr, s: s, held: size, long: fr.long(), members: m.inner}
 	}
 	if m.response {
 		s.deliver(m, owner)
