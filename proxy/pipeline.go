@@ -22,7 +22,8 @@ var errRequestDone = errors.New("proxy: the upstream request ended")
 // Gemini filter while the body is still arriving (gemini.Follower.Send).
 // send runs on its own goroutine, handing over slices a batch at a time, owned by this call: it hands the final
 // bytes to the body the upstream request reads (slices of the request
-// buffer, not copies), and this call waits for it before returning. An
+// buffer, not copies, which the transport writes as they are: see
+// unhiding), and this call waits for it before returning. An
 // error of send aborts the upstream request, which never sees the body
 // complete, and is answered by upstreamFailed (see unanswered).
 func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, fl *flight, to http.Handler, send func(emit func([][]byte) error) error) {
@@ -42,7 +43,7 @@ func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, fl *flight, to 
 	out.ContentLength = -1
 	out.Header.Del("Content-Length")
 	out.GetBody = nil
-	to.ServeHTTP(w, withFlight(out, fl))
+	to.ServeHTTP(w, withFlight(withStreamBody(out, sb), fl))
 	sb.Close()
 	<-done
 }

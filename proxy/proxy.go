@@ -71,8 +71,9 @@ func New(cfg Config) (*Proxy, error) {
 
 // reverseProxy builds a ReverseProxy to the upstream that flushes every
 // write (server-sent events pass as they arrive), copies through the
-// proxy's buffers (copyBufSize) and answers transport failures with a
-// named error. With modify, the answers come back decoded.
+// proxy's buffers (copyBufSize), hands a pipelined body to the transport
+// as it is (unhiding) and answers transport failures with a named error.
+// With modify, the answers come back decoded.
 func (p *Proxy) reverseProxy(modify func(*http.Response) error) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -89,7 +90,7 @@ func (p *Proxy) reverseProxy(modify func(*http.Response) error) *httputil.Revers
 				pr.Out.Header.Del("Accept-Encoding")
 			}
 		},
-		Transport:      p.cfg.Transport,
+		Transport:      unhiding{p.cfg.Transport},
 		FlushInterval:  -1,
 		BufferPool:     p.buffers,
 		ModifyResponse: modify,

@@ -14,10 +14,12 @@ import (
 // writes every slice in one call; Read serves a reader that copies.
 //
 // The filter's goroutine calls sendAll and finish; the transport calls Read
-// or WriteTo and Close, Close possibly from another goroutine.
+// or WriteTo (holding the body as a transportBody, see unhiding); the
+// pipeline calls Close once the upstream request is over, possibly while
+// the transport is still in a Read or a Write.
 type streamBody struct {
 	pieces chan [][]byte // unbuffered: sendAll returns once the writer took the slices
-	closed chan struct{} // closed by Close: the transport is done with the body
+	closed chan struct{} // closed by Close: the upstream request is over
 	once   sync.Once
 	err    error    // why the body ended; set before pieces is closed
 	rest   []byte   // what Read has not yet copied of the current slice
@@ -72,9 +74,13 @@ func (s *streamBody) next() ([]byte, error) {
 	return nil, io.EOF
 }
 
-// WriteTo writes each slice to w as the filter sends it.
+// WriteTo writes each slice to w as the filter sends it, until the body
+// ends or is closed.
 func (s *streamBody) WriteTo(w io.Writer) (int64, error) {
 	var n int64
+	if s.isClosed() {
+		return 0, errRequestDone
+	}
 	if len(s.rest) > 0 {
 		m, err := w.Write(s.rest)
 		n, s.rest = n+int64(m), nil
@@ -90,6 +96,9 @@ func (s *streamBody) WriteTo(w io.Writer) (int64, error) {
 		if err != nil {
 			return n, err
 		}
+		if s.isClosed() {
+			return n, errRequestDone
+		}
 		m, err := w.Write(b)
 		n += int64(m)
 		if err != nil {
@@ -103,7 +112,11 @@ func (s *streamBody) WriteTo(w io.Writer) (int64, error) {
 // behind httputil.ReverseProxy, which hides WriteTo) writes p-sized chunks
 // rather than one per slice, however short the slices between the
 // filter's edits are. It waits for a hand-over only when it has nothing.
+// Once the body is closed it fails.
 func (s *streamBody) Read(p []byte) (int, error) {
+	if s.isClosed() {
+		return 0, errRequestDone
+	}
 	if len(s.rest) == 0 {
 		b, err := s.next()
 		if err != nil {
@@ -126,4 +139,14 @@ func (s *streamBody) Read(p []byte) (int, error) {
 func (s *streamBody) Close() error {
 	s.once.Do(func() { close(s.closed) })
 	return nil
+}
+
+// isClosed reports whether Close has run.
+func (s *streamBody) isClosed() bool {
+	select {
+	case <-s.closed:
+		return true
+	default:
+		return false
+	}
 }
