@@ -25,9 +25,14 @@ var errRequestDone = errors.New("proxy: the upstream request ended")
 // buffer, not copies, which the transport writes as they are: see
 // unhiding), and this call waits for it before returning. An
 // error of send aborts the upstream request, which never sees the body
-// complete, and is answered by upstreamFailed (see unanswered).
-func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, fl *flight, to http.Handler, send func(emit func([][]byte) error) error) {
+// complete, and is answered by upstreamFailed (see unanswered). buf, when
+// not nil, is the lease on the request buffer the slices are of: the
+// upstream body holds it until the transport can no longer read them.
+func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, fl *flight, to http.Handler, buf *bodyLease, send func(emit func([][]byte) error) error) {
 	sb := newStreamBody()
+	if buf != nil {
+		sb.quiet = buf.fence()
+	}
 	fl.filterErr = new(atomic.Pointer[error])
 	done := make(chan struct{})
 	go func() {

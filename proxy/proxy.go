@@ -37,6 +37,9 @@ type Proxy struct {
 	geminiRP *httputil.ReverseProxy
 	// buffers are the buffers the ReverseProxies copy answers through.
 	buffers *copyBuffers
+	// bodies are the buffers pipelined request bodies were read into,
+	// kept for the next (bodypool.go).
+	bodies *bodyBuffers
 	// apiMux routes the page API (apiRoutes).
 	apiMux *http.ServeMux
 	// refused counts the page API requests the guard refused in this run.
@@ -54,7 +57,7 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, ledger: l, issuers: newIssuers(l), sessions: newRegistry(),
-		budget: newBudget(cfg.Limits.BodyBudget, cfg.Limits.BudgetWait), buffers: newCopyBuffers()}
+		budget: newBudget(cfg.Limits.BodyBudget, cfg.Limits.BudgetWait), buffers: newCopyBuffers(), bodies: new(bodyBuffers)}
 	for _, u := range cfg.Upstreams {
 		p.upstreams = append(p.upstreams, newUpstream(u))
 	}
