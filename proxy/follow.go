@@ -16,8 +16,9 @@ import (
 // and filtering it cost little after the read. Another plain body is read
 // whole (readBody) and then given to a Stream; st is nil for a compressed
 // body, which is decoded first. A non-nil st must be closed. Every buffer
-// is charged to h before it is filled.
-func readRequest(w http.ResponseWriter, r *http.Request, enc string, h *holding) (body []byte, st *filter.Stream, err error) {
+// is charged to h before it is filled; that of a plain body of a declared
+// length is buf's (bodyLease.bytes).
+func readRequest(w http.ResponseWriter, r *http.Request, enc string, h *holding, buf *bodyLease) (body []byte, st *filter.Stream, err error) {
 	opts := filter.Options{StripPairedIDs: true}
 	if codingOf(enc) != "" {
 		body, err = readBody(w, r, h)
@@ -32,7 +33,7 @@ func readRequest(w http.ResponseWriter, r *http.Request, enc string, h *holding)
 	if err := h.take(r.ContentLength); err != nil {
 		return nil, nil, err
 	}
-	body = make([]byte, r.ContentLength)
+	body = buf.bytes(int(r.ContentLength))
 	st = filter.Follow(r.Context(), body, opts)
 	rd := http.MaxBytesReader(w, r.Body, maxRequestBytes)
 	for n := 0; n < len(body); {
@@ -76,15 +77,15 @@ func keysOf(h http.Header, body []byte, st *filter.Stream) (k requestKeys, inval
 // followed filters the body of size bytes that st has scanned by the
 // provenance rule and forwards it: from pipelineFrom bytes while it is
 // being filtered, else once it is, with a Content-Length. invalid is the
-// filter's verdict on the body. It returns the Error of a body the filter
-// did not let out, nothing sent.
-func (p *Proxy) followed(w http.ResponseWriter, r *http.Request, st *filter.Stream, size int, invalid error, fl *flight) error {
+// filter's verdict on the body, buf the lease on its buffer. It returns
+// the Error of a body the filter did not let out, nothing sent.
+func (p *Proxy) followed(w http.ResponseWriter, r *http.Request, st *filter.Stream, size int, invalid error, fl *flight, buf *bodyLease) error {
 	if invalid != nil {
 		return notFiltered(fl, invalid)
 	}
 	if size >= pipelineFrom {
 		var om filter.Omitted
-		p.pipeline(w, r, fl, p.filtered, func(emit func([][]byte) error) (err error) {
+		p.pipeline(w, r, fl, p.filtered, buf, func(emit func([][]byte) error) (err error) {
 			om, err = p.sendFollowed(r.Context(), st, fl, func(b []byte) error { return emit([][]byte{b}) })
 			return err
 		})

@@ -40,13 +40,17 @@ type flight struct {
 type flightKey struct{}
 
 // responses handles one POST …/responses or …/responses/compact, holding
-// its body's charge on the budget until it is answered. The charge is
-// returned once filterAndSend has returned, so that the body's buffers are
-// no longer reachable when the budget has them collected for the next.
+// its body's charge on the budget and its lease on the body's buffer until
+// it is answered. The charge is returned once filterAndSend has returned,
+// so that the body's buffers are no longer reachable when the budget has
+// them collected for the next (a pooled one is reachable only from a
+// sync.Pool, which the budget's collections empty).
 func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 	held := p.hold(r)
 	defer held.release()
-	if err := p.filterAndSend(w, r, held); err != nil {
+	body := p.bodies.lease()
+	defer body.release()
+	if err := p.filterAndSend(w, r, held, body); err != nil {
 		p.answerError(w, r, err)
 	}
 }
@@ -55,7 +59,7 @@ func (p *Proxy) responses(w http.ResponseWriter, r *http.Request) {
 // returns the Error of a step that failed before anything was sent, which
 // the caller answers; once the request is forwarded, the answer is the
 // upstream's (or upstreamFailed's) and it returns nil.
-func (p *Proxy) filterAndSend(w http.ResponseWriter, r *http.Request, held *holding) error {
+func (p *Proxy) filterAndSend(w http.ResponseWriter, r *http.Request, held *holding, buf *bodyLease) error {
 	enc := r.Header.Get("Content-Encoding")
 	if !decodable(enc) {
 		// A coding no client is known to send: passed on as it came, and
@@ -65,7 +69,7 @@ func (p *Proxy) filterAndSend(w http.ResponseWriter, r *http.Request, held *hold
 		p.plain.ServeHTTP(w, r)
 		return nil
 	}
-	sent, st, err := readRequest(w, r, enc, held)
+	sent, st, err := readRequest(w, r, enc, held, buf)
 	defer closeStream(st)
 	if err != nil {
 		return p.readFailed(r, err)
@@ -105,7 +109,7 @@ func (p *Proxy) filterAndSend(w http.ResponseWriter, r *http.Request, held *hold
 	on := p.sessions.pin(keys.session, pl.seq, res.Enabled, p.cfg.Rule == RuleTurn)
 	fl := &flight{session: keys.session, account: acct, on: on, seq: pl.seq}
 	if on && p.cfg.Rule == RuleProvenance && st != nil {
-		return p.followed(w, r, st, len(body), invalid, fl)
+		return p.followed(w, r, st, len(body), invalid, fl, buf)
 	}
 	closeStream(st) // not filtered, or by the turn rule
 	// A compressed body is filtered whole, then compressed whole: doing it

@@ -58,7 +58,7 @@ func (p *Proxy) geminiPipeline(w http.ResponseWriter, r *http.Request, up gemini
 	}
 	var om gemini.Omitted
 	placed := false // fl.seq is set
-	p.pipeline(w, r, fl, up.rp, func(emit func([][]byte) error) error {
+	p.pipeline(w, r, fl, up.rp, nil, func(emit func([][]byte) error) error {
 		defer close(fl.placed)
 		var err error
 		om, err = f.Send(r.Context(), keep, func(bs [][]byte) error {

@@ -22,11 +22,17 @@ var errRequestDone = errors.New("proxy: the upstream request ended")
 // Gemini filter while the body is still arriving (gemini.Follower.Send).
 // send runs on its own goroutine, handing over slices a batch at a time, owned by this call: it hands the final
 // bytes to the body the upstream request reads (slices of the request
-// buffer, not copies), and this call waits for it before returning. An
+// buffer, not copies, which the transport writes as they are: see
+// unhiding), and this call waits for it before returning. An
 // error of send aborts the upstream request, which never sees the body
-// complete, and is answered by upstreamFailed (see unanswered).
-func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, fl *flight, to http.Handler, send func(emit func([][]byte) error) error) {
+// complete, and is answered by upstreamFailed (see unanswered). buf, when
+// not nil, is the lease on the request buffer the slices are of: the
+// upstream body holds it until the transport can no longer read them.
+func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, fl *flight, to http.Handler, buf *bodyLease, send func(emit func([][]byte) error) error) {
 	sb := newStreamBody()
+	if buf != nil {
+		sb.quiet = buf.fence()
+	}
 	fl.filterErr = new(atomic.Pointer[error])
 	done := make(chan struct{})
 	go func() {
@@ -42,7 +48,7 @@ func (p *Proxy) pipeline(w http.ResponseWriter, r *http.Request, fl *flight, to 
 	out.ContentLength = -1
 	out.Header.Del("Content-Length")
 	out.GetBody = nil
-	to.ServeHTTP(w, withFlight(out, fl))
+	to.ServeHTTP(w, withFlight(withStreamBody(out, sb), fl))
 	sb.Close()
 	<-done
 }

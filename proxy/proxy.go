@@ -37,6 +37,9 @@ type Proxy struct {
 	geminiRP *httputil.ReverseProxy
 	// buffers are the buffers the ReverseProxies copy answers through.
 	buffers *copyBuffers
+	// bodies are the buffers pipelined request bodies were read into,
+	// kept for the next (bodypool.go).
+	bodies *bodyBuffers
 	// apiMux routes the page API (apiRoutes).
 	apiMux *http.ServeMux
 	// refused counts the page API requests the guard refused in this run.
@@ -54,7 +57,7 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, ledger: l, issuers: newIssuers(l), sessions: newRegistry(),
-		budget: newBudget(cfg.Limits.BodyBudget, cfg.Limits.BudgetWait), buffers: newCopyBuffers()}
+		budget: newBudget(cfg.Limits.BodyBudget, cfg.Limits.BudgetWait), buffers: newCopyBuffers(), bodies: new(bodyBuffers)}
 	for _, u := range cfg.Upstreams {
 		p.upstreams = append(p.upstreams, newUpstream(u))
 	}
@@ -71,8 +74,9 @@ func New(cfg Config) (*Proxy, error) {
 
 // reverseProxy builds a ReverseProxy to the upstream that flushes every
 // write (server-sent events pass as they arrive), copies through the
-// proxy's buffers (copyBufSize) and answers transport failures with a
-// named error. With modify, the answers come back decoded.
+// proxy's buffers (copyBufSize), hands a pipelined body to the transport
+// as it is (unhiding) and answers transport failures with a named error.
+// With modify, the answers come back decoded.
 func (p *Proxy) reverseProxy(modify func(*http.Response) error) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -89,7 +93,7 @@ func (p *Proxy) reverseProxy(modify func(*http.Response) error) *httputil.Revers
 				pr.Out.Header.Del("Accept-Encoding")
 			}
 		},
-		Transport:      p.cfg.Transport,
+		Transport:      unhiding{p.cfg.Transport},
 		FlushInterval:  -1,
 		BufferPool:     p.buffers,
 		ModifyResponse: modify,
