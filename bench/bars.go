@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 )
 
@@ -96,7 +97,8 @@ func bars(rep *Report, sizes []int) []Bar {
 				if r.VsFilter == 0 {
 					return "no filter row to compare with"
 				}
-				return fmt.Sprintf("%.2f× (%.0f vs %.0f MB/s)", 1/r.VsFilter, r.MBps, r.MBps/r.VsFilter)
+				return fmt.Sprintf("%.2f× (%.0f vs %.0f MB/s)", 1/r.VsFilter, r.MBps, r.MBps/r.VsFilter) +
+					cpuFloor(r, rep.find(GroupSize, CaseFilter, r.Kind, r.Size))
 			})
 		if r := rep.find(GroupSize, CaseWire, kind, big); r != nil && r.VsFilter == 0 {
 			out[len(out)-1].Pass = false // no ratio: a Value of 0 must not pass
@@ -170,3 +172,19 @@ func contains(s []int, v int) bool {
 	}
 	return false
 }
+
+// cpuFloor says, for a round trip whose processes' CPU times were
+// measured, what the machine's cores allow: with both processes busy the
+// round trip takes at least their CPU time over the cores, next to the
+// CPU time of the filter alone. Empty when not measured.
+func cpuFloor(wire, filter *Row) string {
+	if wire.PeerCPUNsPerOp == 0 || filter == nil || filter.CPUNsPerOp == 0 {
+		return ""
+	}
+	cores := runtime.NumCPU()
+	both := wire.PeerCPUNsPerOp + wire.HostCPUNsPerOp
+	return fmt.Sprintf("; CPU per op: plugin %.1f ms + host %.1f ms, the filter alone %.1f ms, so on %d cores the round trip takes at least %.1f ms",
+		nsMs(wire.PeerCPUNsPerOp), nsMs(wire.HostCPUNsPerOp), nsMs(filter.CPUNsPerOp), cores, nsMs(both/int64(cores)))
+}
+
+func nsMs(ns int64) float64 { return float64(ns) / 1e6 }

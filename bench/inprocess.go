@@ -121,7 +121,7 @@ func (r *runner) measureCases(group string, p Payload, cs []benchCase) error {
 			row.HashedBytes = hashedBytes(p)
 			row.MBps = mbps(row.HashedBytes, ss[i].times[0])
 		case c.job.remote:
-			row = wireRow(row)
+			row = wireRow(row, ss[i])
 		}
 		r.rep.Rows = append(r.rep.Rows, row)
 	}

@@ -24,6 +24,9 @@ type sample struct {
 	allocBytes float64
 	allocs     float64
 	cpu        time.Duration
+	// peerCPU is a remote job's CPU time per operation in the process on
+	// the other end (job.peer); cpu is then this process's side.
+	peerCPU time.Duration
 }
 
 // op runs one operation and returns the duration of its measured part;
@@ -49,12 +52,14 @@ const gcEvery = 2 << 20
 // budget, how many untimed warm-up calls it gets, and whether its work
 // happens in another process (remote: this process's garbage collector
 // is held off while it is sampled, and its allocations are not this
-// process's to count).
+// process's to count). peer, when known, is the CPU time the other
+// process has used so far.
 type job struct {
 	fn      op
 	b       budget
 	warmups int
 	remote  bool
+	peer    func() time.Duration
 }
 
 // interleave measures jobs whose results are compared with each other:
@@ -86,7 +91,7 @@ func interleave(jobs []job) ([]sample, error) {
 	spent := make([]time.Duration, len(jobs))
 	var allocBytes, allocs []uint64
 	allocBytes, allocs = make([]uint64, len(jobs)), make([]uint64, len(jobs))
-	cpu := make([]time.Duration, len(jobs))
+	cpu, peerCPU := make([]time.Duration, len(jobs)), make([]time.Duration, len(jobs))
 	wants := func(i int) bool {
 		n, b := len(out[i].times), jobs[i].b
 		return n < b.min || n < b.max && spent[i] < b.dur
@@ -108,7 +113,10 @@ func interleave(jobs []job) ([]sample, error) {
 			var err error
 			if j.remote {
 				gc := debug.SetGCPercent(-1) // waits out a cycle in progress
+				c0, p0 := cpuTime(), peerTime(j)
 				d, err = j.fn()
+				cpu[i] += cpuTime() - c0
+				peerCPU[i] += peerTime(j) - p0
 				debug.SetGCPercent(gc)
 			} else {
 				if m1.TotalAlloc-collected >= gcEvery {
@@ -141,8 +149,17 @@ func interleave(jobs []job) ([]sample, error) {
 		out[i].allocBytes = float64(allocBytes[i]) / n
 		out[i].allocs = float64(allocs[i]) / n
 		out[i].cpu = time.Duration(float64(cpu[i]) / n)
+		out[i].peerCPU = time.Duration(float64(peerCPU[i]) / n)
 	}
 	return out, nil
+}
+
+// peerTime is the CPU time j's peer process has used, 0 when unknown.
+func peerTime(j job) time.Duration {
+	if j.peer == nil {
+		return 0
+	}
+	return j.peer()
 }
 
 // quantile returns the q-quantile (0 < q ≤ 1) of sorted durations by the

@@ -47,7 +47,16 @@ type Row struct {
 	MBps        float64 `json:"mbPerSec"`
 	NsPerItem   float64 `json:"nsPerItem"`
 	CPUNsPerOp  int64   `json:"cpuNsPerOp,omitempty"`
-	AllocsPerOp float64 `json:"allocsPerOp,omitempty"`
+	// HostCPUNsPerOp and PeerCPUNsPerOp are, for a round trip through
+	// another process (the plugin, cat), the CPU time per operation of
+	// this process and of that one (Linux only; the peer's in 10 ms ticks,
+	// summed over every sample). Work the peer does after its answer can
+	// fall outside every sample, so the peer's figure is a lower bound.
+	// On a machine of c cores a round trip cannot take less than their
+	// sum over c.
+	HostCPUNsPerOp int64   `json:"hostCpuNsPerOp,omitempty"`
+	PeerCPUNsPerOp int64   `json:"peerCpuNsPerOp,omitempty"`
+	AllocsPerOp    float64 `json:"allocsPerOp,omitempty"`
 	// AllocPerByte is bytes allocated per payload byte.
 	AllocPerByte float64 `json:"allocPerByte,omitempty"`
 	VsSHA256     float64 `json:"vsSha256,omitempty"`

@@ -26,10 +26,10 @@ func (r *runner) wireCases(p Payload) ([]benchCase, error) {
 	// A few calls before sampling let the plugin's buffers grow to the
 	// payload's size and its collector settle on the new heap.
 	warm := max(1, min(10, b.min/20))
-	cs := []benchCase{{name: CaseWire, job: job{fn: r.wireOp(p.Body, want), b: b, warmups: warm, remote: true}}}
+	cs := []benchCase{{name: CaseWire, job: job{fn: r.wireOp(p.Body, want), b: b, warmups: warm, remote: true, peer: r.plug.c.peerCPU}}}
 	if r.pipe != nil {
 		frame := r.plug.payloadFrame(nil, p.Body)
-		cs = append(cs, benchCase{name: CasePipe, job: job{b: b, warmups: warm, remote: true,
+		cs = append(cs, benchCase{name: CasePipe, job: job{b: b, warmups: warm, remote: true, peer: r.pipe.c.peerCPU,
 			fn: func() (time.Duration, error) { return r.pipe.Copy(frame) }}})
 	}
 	return cs, nil
@@ -61,9 +61,11 @@ func (r *runner) wireOp(body []byte, want filter.Result) op {
 	}
 }
 
-// wireRow drops the client-side allocation and CPU figures: the work
-// being measured happens in the other process.
-func wireRow(row Row) Row {
+// wireRow drops the client-side allocation figures, the work being
+// measured happening in the other process, and moves the CPU time to the
+// columns of a round trip: this process's side and the peer's (s).
+func wireRow(row Row, s sample) Row {
 	row.AllocsPerOp, row.AllocPerByte, row.CPUNsPerOp = 0, 0, 0
+	row.HostCPUNsPerOp, row.PeerCPUNsPerOp = s.cpu.Nanoseconds(), s.peerCPU.Nanoseconds()
 	return row
 }
