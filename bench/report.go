@@ -51,7 +51,9 @@ type Row struct {
 	// another process (the plugin, cat), the CPU time per operation of
 	// this process and of that one (Linux only; the peer's in 10 ms ticks,
 	// summed over every sample). Work the peer does after its answer can
-	// fall outside every sample, so the peer's figure is a lower bound.
+	// fall outside every sample, so the peer's figure is a lower bound;
+	// a wire round trip's figures also hold its turn's untimed events and
+	// agent/request (about 1 ms of the plugin's CPU per turn).
 	// On a machine of c cores a round trip cannot take less than their
 	// sum over c.
 	HostCPUNsPerOp int64   `json:"hostCpuNsPerOp,omitempty"`
