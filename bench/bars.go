@@ -175,15 +175,16 @@ func contains(s []int, v int) bool {
 
 // cpuFloor says, for a round trip whose processes' CPU times were
 // measured, what the machine's cores allow: with both processes busy the
-// round trip takes at least their CPU time over the cores, next to the
-// CPU time of the filter alone. Empty when not measured.
+// round trip takes about their CPU time over the cores (a little less:
+// the figures hold the turn's untimed events), next to the CPU time of
+// the filter alone. Empty when not measured.
 func cpuFloor(wire, filter *Row) string {
 	if wire.PeerCPUNsPerOp == 0 || filter == nil || filter.CPUNsPerOp == 0 {
 		return ""
 	}
 	cores := runtime.NumCPU()
 	both := wire.PeerCPUNsPerOp + wire.HostCPUNsPerOp
-	return fmt.Sprintf("; CPU per op: plugin %.1f ms + host %.1f ms, the filter alone %.1f ms, so on %d cores the round trip takes at least %.1f ms",
+	return fmt.Sprintf("; CPU per op: plugin %.1f ms + host %.1f ms (the turn's untimed events included), the filter alone %.1f ms; on %d cores that is about %.1f ms",
 		nsMs(wire.PeerCPUNsPerOp), nsMs(wire.HostCPUNsPerOp), nsMs(filter.CPUNsPerOp), cores, nsMs(both/int64(cores)))
 }
 

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// A child that has burnt CPU shows it in peerCPU, and a process that is
-// not a child of this client's shows nothing.
+// A child that has burnt CPU shows it in peerCPU, and a client without a
+// child process (an in-process peer) shows nothing.
 func TestPeerCPUReadsTheChild(t *testing.T) {
 	c, err := StartClient("sh", "-c", `i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; echo looped; cat`)
 	if err != nil {
