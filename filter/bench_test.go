@@ -144,6 +144,7 @@ func benchFilter(b *testing.B, name string, opts Options) {
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.TotalAlloc-alloc0)/float64(b.N)/float64(len(p.Body)), "alloc/payload")
 	self := float64(len(p.Body)) * float64(b.N) / cpu.Seconds()
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	if len(p.Ciphers) > 0 {
 		b.ReportMetric(self/shaRate(name, p), "x-sha256")
 	}
