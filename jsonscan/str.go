@@ -1,61 +1,14 @@
 package jsonscan
 
-import (
-	"bytes"
-	"encoding/binary"
-	"math/bits"
-	"unicode/utf8"
-)
-
-// The SWAR constants let mark test eight bytes at a time.
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-// markCtl is markStr without the quote and backslash tests, for segments
-// already known to hold neither: control characters and non-ASCII only.
-func markCtl(w uint64) uint64 {
-	return ((w - lsb*0x20) | w) & msb
-}
-
-// printablePrefix returns the length of the longest prefix of seg that is
-// printable ASCII; seg holds no backslash (a vectorised search found the
-// next one), so the test per word is cheaper than mark's. Long runs (base64
-// ciphertext and images) go 64 bytes per round.
-func printablePrefix(seg []byte) int {
-	i := 0
-	for ; i+64 <= len(seg); i += 64 {
-		w := seg[i : i+64 : i+64]
-		if markCtl(binary.LittleEndian.Uint64(w))|markCtl(binary.LittleEndian.Uint64(w[8:]))|
-			markCtl(binary.LittleEndian.Uint64(w[16:]))|markCtl(binary.LittleEndian.Uint64(w[24:]))|
-			markCtl(binary.LittleEndian.Uint64(w[32:]))|markCtl(binary.LittleEndian.Uint64(w[40:]))|
-			markCtl(binary.LittleEndian.Uint64(w[48:]))|markCtl(binary.LittleEndian.Uint64(w[56:])) != 0 {
-			break
-		}
-	}
-	for ; i+8 <= len(seg); i += 8 {
-		if m := markCtl(binary.LittleEndian.Uint64(seg[i:])); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i < len(seg); i++ {
-		if c := seg[i]; c < 0x20 || c >= utf8.RuneSelf {
-			return i
-		}
-	}
-	return i
-}
+import "bytes"
 
 // Str skips the string whose opening quote is at i and returns the index
 // just past its closing quote. It sets s.Plain when the string is printable
 // ASCII without escapes, so its value is its bytes and its UTF-16 length is
 // its byte length; a trusted scan knows that only of a string its Spans
-// (Long) record, and reports every other one not plain. The closing quote is found with the vectorised
-// bytes.IndexByte and the bytes before it are checked eight at a time, so a
-// base64 ciphertext or a 17 MiB tool output is read about twice at memory
-// speed; only blocks holding escapes, control characters or non-ASCII are
-// looked at byte by byte.
+// (Long) record, and reports every other one not plain. The content is
+// checked a word at a time, a long run without escapes (a base64
+// ciphertext) 64 bytes at a time in one pass (strBody).
 func (s *Scanner) Str(i int) (int, error) {
 	s.Plain = false
 	if s.Trusted {
