@@ -74,6 +74,9 @@ func (s *Scanner) trustedStr(i int) (int, error) {
 		return end, nil
 	}
 	b := s.B
+	if s.Long.unclosed(b, i) {
+		return 0, syntaxError(len(b))
+	}
 	start := i + 1
 	i = start
 	for {
