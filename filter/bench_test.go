@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/continuity-dev/continuity/filter/payloadgen"
+	"github.com/continuity-dev/continuity/jsonscan"
 	"github.com/tidwall/gjson"
 )
 
@@ -144,6 +145,7 @@ func benchFilter(b *testing.B, name string, opts Options) {
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.TotalAlloc-alloc0)/float64(b.N)/float64(len(p.Body)), "alloc/payload")
 	self := float64(len(p.Body)) * float64(b.N) / cpu.Seconds()
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	if len(p.Ciphers) > 0 {
 		b.ReportMetric(self/shaRate(name, p), "x-sha256")
 	}
@@ -236,6 +238,50 @@ func BenchmarkGJSON(b *testing.B) {
 					b.Fatalf("found %d reasoning items, want %d", n, len(p.Ciphers))
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkFollowed is the plugin's path for a turn's first payload on
+// the wire: the frame is fed in 64 KiB reads to a Validator (the read
+// loop's validation), which publishes its spans before each read is
+// reported to a Followed payload (prevalidated, as the wire follows it),
+// and ApplyFollowed takes the result once the frame is in. It reports the
+// process's CPU time per op: the read loop's validation, the following
+// scan, the hashing and the final sum together. Compare with
+// BenchmarkFilter/NAME/prevalidated (the filter alone) in the same run.
+func BenchmarkFollowed(b *testing.B) {
+	for _, name := range []string{"reasoning64MiB", "ordinary64MiB"} {
+		b.Run(name, func(b *testing.B) {
+			p := benchPayload(name)
+			src, n := followFrame(p.Body)
+			frame := make([]byte, len(followPrefix)+len(src))
+			buf := frame[len(followPrefix):]
+			b.SetBytes(int64(len(p.Body)))
+			b.ReportAllocs()
+			var v jsonscan.Validator
+			cpu0 := cpuTime()
+			for b.Loop() {
+				v.Reset()
+				v.Write(frame[:copy(frame, followPrefix)])
+				f := FollowPayload(buf, Options{Prevalidated: true}, v.Follow(frame))
+				for at := 0; at < n; at += 64 << 10 {
+					step := min(n-at, 64<<10)
+					copy(buf[at:at+step], src[at:at+step])
+					v.Write(buf[at : at+step])
+					v.Publish()
+					f.Arrived(at + step)
+				}
+				f.Finish(n)
+				if _, err := NewTurn(Options{StripPairedIDs: true, Prevalidated: true}).ApplyFollowed(context.Background(), f, buf[:len(p.Body)], nil); err != nil {
+					b.Fatal(err)
+				}
+				if !f.Taken() {
+					b.Fatal("the followed work was not taken")
+				}
+				f.Close()
+			}
+			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

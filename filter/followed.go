@@ -64,9 +64,11 @@ const followedStrip = true
 //
 // long, for a prevalidated payload, are the spans its validator publishes
 // as it passes the bytes (jsonscan.Validator.Follow), each published
-// before Arrived reports the bytes it covers: the scan steps over each
-// recorded string without searching it, and a plain ciphertext is hashed
-// without being searched for escapes or counted. They are ignored unless
+// before Arrived (or Finish) reports the bytes it covers: the scan steps
+// over each recorded string without searching it, fails a string still
+// open at the latest publication without searching what has arrived of
+// it, and hashes a plain ciphertext without searching it for escapes or
+// counting it. They are ignored unless
 // opts.Prevalidated.
 func FollowPayload(buf []byte, opts Options, long jsonscan.Spans) *Followed {
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
@@ -76,7 +77,7 @@ func sameAsReference(t *testing.T, rng *rand.Rand, b []byte) {
 }
 
 // strPieces hit every path of the string loop: runs shorter and longer
-// than a word and than longRun's threshold, every escape (valid, cut
+// than a word and than plainRun's threshold, every escape (valid, cut
 // short, bad), surrogate escapes alone and paired, UTF-8 of every length
 // and every invalid form DecodeRune rejects, control characters, DEL.
 var strPieces = []string{
@@ -121,7 +122,7 @@ func TestStrAgreesWithReference(t *testing.T) {
 }
 
 // TestEveryByteInStrings puts every byte value, and every pair of byte
-// values, in a string at every offset of a word and of longRun's 64-byte
+// values, in a string at every offset of a word and of plainRun's 64-byte
 // round, and compares with the reference and encoding/json.
 func TestEveryByteInStrings(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
@@ -147,6 +148,35 @@ func TestEveryByteInStrings(t *testing.T) {
 			}
 			if got, want := fed(doc, []int{7, 8, 9}), refOnePass(doc); got != want {
 				t.Fatalf("%q: Validator %s, reference %s", doc, got, want)
+			}
+		}
+	}
+}
+
+// TestPlainRunEveryOffset puts the bytes plainRun's rough test tells
+// apart (or cannot: a space, '!') at every offset of a long run's first
+// three 64-byte rounds, after a space earlier in the same round or in an
+// earlier one (roughStr fails, markStr clears the round) or none, and
+// compares with the reference and encoding/json.
+func TestPlainRunEveryOffset(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	special := []byte{'"', '\\', 0x00, 0x1f, ' ', '!', '#', 0x7f, 0x80, 0xa2, 0xc3, 0xdc, 0xff, '[', ']'}
+	for _, c := range special {
+		for at := 64; at < 64+3*64; at++ {
+			for _, space := range []int{-1, at - 1, at - 70} {
+				content := bytes.Repeat([]byte("q"), at+20)
+				if space >= 0 {
+					content[space] = ' '
+				}
+				content[at] = c
+				if c == 0xc3 {
+					content[at+1] = 0xa9 // é: valid, the run goes on after it
+				}
+				doc := append(append([]byte(`{"k":"`), content...), `"}`...)
+				sameAsReference(t, rng, doc)
+				if got, want := onePass(doc) != "not an object" && !strings.HasPrefix(onePass(doc), "error"), wantValid(doc); got != want {
+					t.Fatalf("%q: accepted %v, encoding/json %v", doc, got, want)
+				}
 			}
 		}
 	}

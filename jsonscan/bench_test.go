@@ -59,22 +59,30 @@ func BenchmarkValidator(b *testing.B) {
 }
 
 // BenchmarkScanner is the validating Scanner's Members over each payload
-// on one goroutine (no split: the per-core speed), and the trusted scan.
+// on one goroutine (no split: the per-core speed), the trusted scan, and
+// the trusted scan with the Validator's spans (as the wire's readers and
+// followers scan: the long strings stepped over, the rest — names, types,
+// ids, short text — read).
 func BenchmarkScanner(b *testing.B) {
 	for _, k := range benchKinds {
-		for _, trusted := range []bool{false, true} {
-			name := k.name + "/validating"
-			if trusted {
-				name = k.name + "/trusted"
-			}
-			b.Run(name, func(b *testing.B) {
+		for _, mode := range []string{"validating", "trusted", "spans"} {
+			b.Run(k.name+"/"+mode, func(b *testing.B) {
 				doc := benchBody(k.name)
 				from := parallelFrom
 				parallelFrom = 1 << 62
 				defer func() { parallelFrom = from }()
+				var long Spans
+				if mode == "spans" {
+					var v Validator
+					v.Write(doc)
+					if _, err := v.End(nil); err != nil {
+						b.Fatal(err)
+					}
+					long = v.Long(doc)
+				}
 				b.SetBytes(int64(len(doc)))
 				for b.Loop() {
-					s := Scanner{B: doc, Trusted: trusted}
+					s := Scanner{B: doc, Trusted: mode != "validating", Long: long}
 					if _, err := s.Members(nil); err != nil {
 						b.Fatal(err)
 					}

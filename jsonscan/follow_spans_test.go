@@ -168,3 +168,60 @@ func TestFollowSpansOnlyForTheirBuffer(t *testing.T) {
 		t.Fatalf("a retired span still applies: end %d", got)
 	}
 }
+
+// TestFollowUnclosed: a trusted scan of the bytes fed and published so
+// far fails a string the Validator was still inside at its latest
+// Publish at once, with the error a search of those bytes gives
+// (unterminated at their end) — for the document cut at every byte —
+// and, once the string's close has been fed and published, finds its
+// end as a validating scan does. A validator that found the bytes bad
+// and plain (not followed) spans claim nothing.
+func TestFollowUnclosed(t *testing.T) {
+	doc, _ := followDoc()
+	for n := 1; n < len(doc); n++ {
+		var v Validator
+		sp := v.Follow(doc)
+		v.Write(doc[:n])
+		v.Publish()
+		b := doc[:n]
+		for i, c := range b {
+			if c != '"' || !sp.unclosed(b, i) {
+				continue
+			}
+			if v.strAt != i {
+				t.Fatalf("cut at %d: the string at %d is claimed open, the validator is in the one at %d", n, i, v.strAt)
+			}
+			want := Scanner{B: b, Trusted: true}
+			_, werr := want.trustedStr(i)
+			got := Scanner{B: b, Trusted: true, Long: sp}
+			_, err := got.Str(i)
+			if err == nil || werr == nil || err.Error() != werr.Error() {
+				t.Fatalf("cut at %d, string at %d: %v, a search says %v", n, i, err, werr)
+			}
+		}
+		v.Write(doc[n:])
+		v.Publish()
+		for i, c := range doc {
+			if c == '"' && sp.unclosed(doc, i) {
+				t.Fatalf("cut at %d: the string at %d is claimed open after the whole document", n, i)
+			}
+		}
+	}
+	var v Validator
+	sp := v.Follow(doc)
+	v.Write([]byte(`{"a":"abc`))
+	v.Publish()
+	if !sp.unclosed(doc, 5) {
+		t.Fatal("an open string is not claimed open")
+	}
+	v.Write([]byte("\x01"))
+	v.Publish()
+	if sp.unclosed(doc, 5) {
+		t.Fatal("the string of a failed document is claimed open")
+	}
+	v.Reset()
+	v.Write([]byte(`{"a":"abc`))
+	if long := v.Long(doc); long.unclosed(doc, 5) {
+		t.Fatal("spans that do not follow a document claim a string open")
+	}
+}

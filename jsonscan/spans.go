@@ -61,13 +61,19 @@ type span struct {
 // its list once it has published it; see Reset), so a reader needs only
 // the atomic load of the latest one.
 //
-// The pointer has a 128-byte block to itself (the allocator's size
-// class): the Validator writes it after every read on one core, and a
-// flag the scan reads on every look-up on the other (Spans.retired, a
-// tiny allocation made next to it) would otherwise share its cache line.
+// The pointer (and open, which the same goroutine writes) has a 128-byte
+// block to itself (the allocator's size class): the Validator writes it
+// after every read on one core, and a flag the scan reads on every
+// look-up on the other (Spans.retired, a tiny allocation made next to it)
+// would otherwise share its cache line.
 type liveSpans struct {
 	pub atomic.Pointer[[]span]
-	_   [120]byte
+	// open is the document offset of the opening quote of the string the
+	// Validator was inside at its latest Publish, or -1: a following scan
+	// that meets that string knows, without searching the bytes it has,
+	// that they do not close it (see Spans.unclosed).
+	open atomic.Int64
+	_    [112]byte
 }
 
 // Long returns the spans of the long strings of the document just
@@ -103,6 +109,7 @@ func (v *Validator) Follow(buf []byte) Spans {
 		return Spans{}
 	}
 	v.live, v.liveBuf, v.published = &liveSpans{}, buf[:cap(buf)], 0
+	v.live.open.Store(-1)
 	sp := Spans{doc: unsafe.SliceData(v.liveBuf), n: cap(buf), live: v.live, retired: new(atomic.Bool)}
 	v.Publish()
 	return sp
@@ -116,7 +123,17 @@ func (v *Validator) Follow(buf []byte) Spans {
 // caller whose buffer does not hold the bytes it fed, where it said,
 // gets no further spans.
 func (v *Validator) Publish() {
-	if v.live == nil || len(v.strs) == v.published || v.Failed() {
+	if v.live == nil {
+		return
+	}
+	open := int64(-1)
+	if (v.state == sStr || v.state == sEsc || v.state == sUTF8) && v.strAt < len(v.liveBuf) && v.liveBuf[v.strAt] == '"' {
+		open = int64(v.strAt)
+	}
+	if v.live.open.Load() != open {
+		v.live.open.Store(open) // once per string, not once per read
+	}
+	if len(v.strs) == v.published || v.Failed() {
 		return
 	}
 	for _, s := range v.strs[v.published:] {
@@ -199,6 +216,21 @@ func (sp *Spans) strEnd(b []byte, i int, c *lookup) (end int, plain, ok bool) {
 	}
 	c.at = k + 1
 	return end, list[k].plain, true
+}
+
+// unclosed reports that the string whose opening quote is b[i] does not
+// end in b, for followed spans (Follow) whose Validator was still inside
+// it when it last published: b, the bytes a following scan has, were all
+// reported after a publication that saw them, and every later one is
+// further on, so the string's closing quote is past b's end. The scan
+// then fails the string at once, as a search of b for its quote would,
+// instead of searching up to 256 KiB of it again each time it looks.
+func (sp *Spans) unclosed(b []byte, i int) bool {
+	if sp.live == nil || i >= len(b) || b[i] != '"' {
+		return false
+	}
+	off, ok := sp.offset(b)
+	return ok && sp.live.open.Load() == int64(off+i) && !sp.retired.Load()
 }
 
 // lookup is a trusted Scanner's place in its spans, so that a scan in

@@ -4,58 +4,15 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"unicode/utf8"
 )
-
-// The SWAR constants let mark test eight bytes at a time.
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-// markCtl is markStr without the quote and backslash tests, for segments
-// already known to hold neither: control characters and non-ASCII only.
-func markCtl(w uint64) uint64 {
-	return ((w - lsb*0x20) | w) & msb
-}
-
-// printablePrefix returns the length of the longest prefix of seg that is
-// printable ASCII; seg holds no backslash (a vectorised search found the
-// next one), so the test per word is cheaper than mark's. Long runs (base64
-// ciphertext and images) go 64 bytes per round.
-func printablePrefix(seg []byte) int {
-	i := 0
-	for ; i+64 <= len(seg); i += 64 {
-		w := seg[i : i+64 : i+64]
-		if markCtl(binary.LittleEndian.Uint64(w))|markCtl(binary.LittleEndian.Uint64(w[8:]))|
-			markCtl(binary.LittleEndian.Uint64(w[16:]))|markCtl(binary.LittleEndian.Uint64(w[24:]))|
-			markCtl(binary.LittleEndian.Uint64(w[32:]))|markCtl(binary.LittleEndian.Uint64(w[40:]))|
-			markCtl(binary.LittleEndian.Uint64(w[48:]))|markCtl(binary.LittleEndian.Uint64(w[56:])) != 0 {
-			break
-		}
-	}
-	for ; i+8 <= len(seg); i += 8 {
-		if m := markCtl(binary.LittleEndian.Uint64(seg[i:])); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i < len(seg); i++ {
-		if c := seg[i]; c < 0x20 || c >= utf8.RuneSelf {
-			return i
-		}
-	}
-	return i
-}
 
 // Str skips the string whose opening quote is at i and returns the index
 // just past its closing quote. It sets s.Plain when the string is printable
 // ASCII without escapes, so its value is its bytes and its UTF-16 length is
 // its byte length; a trusted scan knows that only of a string its Spans
-// (Long) record, and reports every other one not plain. The closing quote is found with the vectorised
-// bytes.IndexByte and the bytes before it are checked eight at a time, so a
-// base64 ciphertext or a 17 MiB tool output is read about twice at memory
-// speed; only blocks holding escapes, control characters or non-ASCII are
-// looked at byte by byte.
+// (Long) record, and reports every other one not plain. The content is
+// checked a word at a time, a long run without escapes (a base64
+// ciphertext) 64 bytes at a time in one pass (strBody).
 func (s *Scanner) Str(i int) (int, error) {
 	s.Plain = false
 	if s.Trusted {
@@ -121,7 +78,13 @@ func (s *Scanner) trustedStr(i int) (int, error) {
 		return end, nil
 	}
 	b := s.B
+	if s.Long.unclosed(b, i) {
+		return 0, syntaxError(len(b))
+	}
 	start := i + 1
+	if end, ok := shortStrEnd(b, start); ok {
+		return end, nil
+	}
 	i = start
 	for {
 		j := bytes.IndexByte(b[i:], '"')
@@ -138,4 +101,23 @@ func (s *Scanner) trustedStr(i int) (int, error) {
 		}
 		i++
 	}
+}
+
+// shortStrEnd finds the end of a trusted string whose content starts at
+// b[start] when its closing quote is in its first two words and no
+// backslash precedes it: a name, a type, an id — most of a payload's
+// strings, each otherwise a call to the vectorised search (a 64 MiB
+// payload of reasoning steps has a quarter of a million of them). ok is
+// false when it cannot tell; trustedStr's search decides then.
+func shortStrEnd(b []byte, start int) (end int, ok bool) {
+	for j := start; j < start+16 && j+8 <= len(b); j += 8 {
+		q := binary.LittleEndian.Uint64(b[j:]) ^ (lsb * '"')
+		// The lowest mark is exact: a borrow only marks bytes above a quote.
+		if m := (q - lsb) &^ q & msb; m != 0 {
+			k := j + bits.TrailingZeros64(m)>>3
+			// b[k-1] is the opening quote when the string is empty.
+			return k + 1, b[k-1] != '\\'
+		}
+	}
+	return 0, false
 }

@@ -49,3 +49,32 @@ func TestStrAgreesWithEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustedStrAsValidating: on valid strings — short ones whose closing
+// quote shortStrEnd sees, backslash runs of both parities right before a
+// quote, escaped quotes at every offset of its two words, and longer
+// ones — the trusted Str ends each where the validating one does, and an
+// unterminated one fails the same way.
+func TestTrustedStrAsValidating(t *testing.T) {
+	pieces := []string{"a", "xyz", "1234567", `\"`, `\\`, `\\\"`, `\n`, `\u00e9`, "é", strings.Repeat("q", 9), strings.Repeat("w", 17)}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := 0; n < 50000; n++ {
+		var sb strings.Builder
+		for k := rng.IntN(6); k > 0; k-- {
+			sb.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		content := sb.String()
+		tail := []string{`"}`, `"`, `","b":"c"}`, ``}[rng.IntN(4)]
+		doc := []byte(`{"k":"` + content + tail)
+		v := Scanner{B: doc}
+		vend, verr := v.Str(5)
+		tr := Scanner{B: doc, Trusted: true}
+		tend, terr := tr.Str(5)
+		if verr == nil && (terr != nil || tend != vend) {
+			t.Fatalf("%q: trusted Str %d %v, validating %d", doc, tend, terr, vend)
+		}
+		if tail == `` && terr == nil {
+			t.Fatalf("%q: an unterminated string ends at %d", doc, tend)
+		}
+	}
+}
