@@ -105,17 +105,19 @@ func (f *frameReader) startFollow(buf []byte) Follower {
 }
 
 // offer offers the frame gathered so far to the owner (startFollow) once
-// followFrom of its bytes have arrived in one buffer, and shows the
-// follower, if any, what has arrived and been validated. It asks once per
-// buffer the frame is gathered in (tried): the follow costs goroutines and
-// a hand-off that only a large frame repays, and a frame that leaves its
-// first buffer for a large one (see gather) can be followed there.
-func (f *frameReader) offer(fol Follower, tried *bool, blocks [][]byte) Follower {
-	if fol != nil || *tried || len(blocks) != 1 || len(blocks[0]) < f.followFrom {
+// followFrom of its bytes have arrived in one buffer — blocks[0] holds
+// the bytes validated, and arrived of that buffer's bytes have been read —
+// and shows the follower, if any, what has been validated. It asks once
+// per buffer the frame is gathered in (tried): the follow costs goroutines
+// and a hand-off that only a large frame repays, and a frame that leaves
+// its first buffer for a large one (see gather) can be followed there.
+func (f *frameReader) offer(fol Follower, tried *bool, blocks [][]byte, arrived int) Follower {
+	if fol != nil || *tried || len(blocks) != 1 || arrived < f.followFrom {
 		return fol
 	}
 	*tried = true
-	return f.validated(f.startFollow(blocks[0]), len(blocks[0]))
+	b := blocks[0]
+	return f.validated(f.startFollow(b[:arrived]), len(b))
 }
 
 // validated shows fol (if any) the frame's first n bytes once they have

@@ -190,3 +190,92 @@ func TestFollowersKeepTheContract(t *testing.T) {
 		t.Logf("seed %d (from %d): %d followed, %d handed out with their follower", seed, followed.followFrom, len(recs), handed)
 	}
 }
+
+// pieces is a recorder that keeps every Arrived.
+type pieces struct {
+	recorder
+	ns []int
+}
+
+func (p *pieces) Arrived(n int) {
+	p.ns = append(p.ns, n)
+	p.recorder.Arrived(n)
+}
+
+// TestAFrameReadWholeIsShownInPieces: a followed frame that lands in one
+// read (a 1 MiB payload through a 1 MiB pipe) is offered before that read
+// is validated and shown to its follower a followPiece at a time, so the
+// follower's work overlaps the validation instead of waiting for all of
+// it.
+func TestAFrameReadWholeIsShownInPieces(t *testing.T) {
+	line := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":1,"method":"llm/payload","params":{"payload":{"s":"%s"}}}`,
+		bytes.Repeat([]byte("ab\\n"), 400<<10))
+	input := append(bytes.Clone(line), '\n')
+	for _, first := range []bool{false, true} {
+		// The second time the buffer is sized from the first frame, so
+		// the frame lands in one buffer, in one read after the first.
+		var got *pieces
+		fr := newFrameReader(&byLine{b: input}, 8<<20)
+		if first {
+			fr = newFrameReader(&byLine{b: append(bytes.Clone(input), input...)}, 8<<20)
+			f, err := fr.next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fr.recycle(f)
+		}
+		fr.followFrom = 512 << 10
+		fr.follow = func(method string, buf []byte, params int, strs jsonscan.Spans) Follower {
+			if len(buf) < fr.followFrom {
+				t.Fatalf("offered after %d bytes, before FollowFrom %d", len(buf), fr.followFrom)
+			}
+			got = &pieces{recorder: recorder{t: t, buf: buf, finished: -1, frame: line, strs: strs, str: -1, strEnd: -1}}
+			return got
+		}
+		f, err := fr.next()
+		if err != nil || !bytes.Equal(f.line, line) {
+			t.Fatalf("read %d bytes, %v; want the %d-byte line", len(f.line), err, len(line))
+		}
+		if !first {
+			// The first large frame outgrows its first buffer: never
+			// handed out with a follower.
+			fr.recycle(f)
+			continue
+		}
+		if got == nil || f.follow != got || got.finished != len(line) {
+			t.Fatalf("the frame was not handed out with a follower that finished")
+		}
+		// The wire's piece is 128 KiB; a step of twice that would leave
+		// the follower waiting for a quarter of a 1 MiB frame.
+		const most = 256 << 10
+		if got.ns[0] > readChunk {
+			t.Fatalf("first shown %d of %d bytes: want the frame from its start", got.ns[0], len(line))
+		}
+		for i := 1; i < len(got.ns); i++ {
+			if got.ns[i]-got.ns[i-1] > most {
+				t.Fatalf("shown %d bytes at once after %d", got.ns[i]-got.ns[i-1], got.ns[i-1])
+			}
+		}
+		fr.recycle(f)
+		if got.closed != 1 {
+			t.Fatalf("the follower was closed %d times", got.closed)
+		}
+	}
+}
+
+// byLine reads like a pipe its writer fills one line at a time: as much
+// as asked for, but never past the end of a line.
+type byLine struct{ b []byte }
+
+func (r *byLine) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), len(r.b))
+	if i := bytes.IndexByte(r.b[:n], '\n'); i >= 0 {
+		n = i + 1
+	}
+	copy(p, r.b[:n])
+	r.b = r.b[n:]
+	return n, nil
+}
