@@ -64,8 +64,8 @@
 //     trip's time over the validating filter's best time on the same
 //     payload, sampled in turns. Beside it (Linux), the CPU time per round
 //     trip of the plugin and of this process, and the filter's own: with
-//     every core busy, a round trip cannot take less than their sum over
-//     the cores, which shows when the bar is bound by the machine rather
+//     every core busy, a round trip takes about their sum over the cores
+//     or more (the untimed turn events are in the sum), which shows when the bar is bound by the machine rather
 //     than by waiting.
 //   - wire p99 (1 MiB, each kind): nearest-rank p99 of at least
 //     Config.LatencySamples round trips (1000 in a full run: the 10th

@@ -54,8 +54,8 @@ type Row struct {
 	// fall outside every sample, so the peer's figure is a lower bound;
 	// a wire round trip's figures also hold its turn's untimed events and
 	// agent/request (about 1 ms of the plugin's CPU per turn).
-	// On a machine of c cores a round trip cannot take less than their
-	// sum over c.
+	// On a machine of c cores a round trip takes about their sum over c
+	// or more (a little less is possible: the untimed events are in it).
 	HostCPUNsPerOp int64   `json:"hostCpuNsPerOp,omitempty"`
 	PeerCPUNsPerOp int64   `json:"peerCpuNsPerOp,omitempty"`
 	AllocsPerOp    float64 `json:"allocsPerOp,omitempty"`
